@@ -1,0 +1,16 @@
+// Package watchcache is an in-process Kubernetes watch cache for one resource.
+//
+// A Cache is fed by watch events (Apply) and re-lists (Replace) of raw JSON objects, keeps them in
+// a B-tree ordered by storage key, and answers List, Get and Watch with the kube-apiserver's own
+// semantics: label and field selectors, limit/continue pagination at a consistent snapshot,
+// resourceVersion rules (any, not older than, exact, consistent), 410 Gone when a snapshot or event
+// has left the window, and the apiserver's errors (ToStatus). Registered indexes (AddIndex) serve
+// exact-match selectors on any field or label in O(log n + page) at any resourceVersion.
+//
+// Every applied event is parsed once (selection.Schema.Extract); the record it produces — key,
+// resourceVersion, bytes, interned labels, selectable field values — is immutable and shared by
+// every snapshot that contains it. Snapshots are O(1) copy-on-write clones of the B-trees, one per
+// event, kept for a bounded window (Options.WindowEvents, Options.WindowAge).
+//
+// Rules cited as "rule N.M" refer to reference/apiserver-semantics.md of the project's design notes.
+package watchcache

@@ -1,0 +1,119 @@
+package watchcache
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// pod returns a small pod JSON. labels is "k=v,k2=v2" ("" for none).
+func pod(ns, name, node, labels string, rv uint64) []byte {
+	var lb strings.Builder
+	if labels != "" {
+		lb.WriteString(`,"labels":{`)
+		for i, kv := range strings.Split(labels, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			if i > 0 {
+				lb.WriteByte(',')
+			}
+			fmt.Fprintf(&lb, "%q:%q", k, v)
+		}
+		lb.WriteByte('}')
+	}
+	rvs := ""
+	if rv > 0 {
+		rvs = fmt.Sprintf(`,"resourceVersion":"%d"`, rv)
+	}
+	nodeField := ""
+	if node != "" {
+		nodeField = fmt.Sprintf(`"nodeName":%q,`, node)
+	}
+	return fmt.Appendf(nil, `{"kind":"Pod","apiVersion":"v1","metadata":{"name":%q,"namespace":%q%s%s},"spec":{%s"restartPolicy":"Always"},"status":{"phase":"Running"}}`,
+		name, ns, rvs, lb.String(), nodeField)
+}
+
+func newPodCache(t testing.TB, opts ...func(*Options)) *Cache {
+	t.Helper()
+	o := Options{Resource: Resource{Name: "pods", Namespaced: true}, WaitTimeout: 100 * time.Millisecond}
+	for _, f := range opts {
+		f(&o)
+	}
+	return New(o)
+}
+
+func mustApply(t testing.TB, c *Cache, typ EventType, obj []byte, rv uint64) {
+	t.Helper()
+	if err := c.Apply(Event{Type: typ, Object: obj, ResourceVersion: rv}); err != nil {
+		t.Fatalf("Apply(%s, rv %d): %v", typ, rv, err)
+	}
+}
+
+// names returns "ns/name" of each item.
+func names(items [][]byte) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		r := gjson.ParseBytes(it)
+		ns := r.Get("metadata.namespace").String()
+		if ns != "" {
+			out[i] = ns + "/" + r.Get("metadata.name").String()
+		} else {
+			out[i] = r.Get("metadata.name").String()
+		}
+	}
+	return out
+}
+
+func mustList(t testing.TB, c *Cache, o ListOptions) *ListResult {
+	t.Helper()
+	res, err := c.List(context.Background(), o)
+	if err != nil {
+		t.Fatalf("List(%+v): %v", o, err)
+	}
+	return res
+}
+
+// listAll pages through a list with the given options, returning every item and each page's RV.
+func listAll(t testing.TB, c *Cache, o ListOptions) ([]string, []uint64) {
+	t.Helper()
+	var all []string
+	var rvs []uint64
+	for {
+		res := mustList(t, c, o)
+		all = append(all, names(res.Items)...)
+		rvs = append(rvs, res.ResourceVersion)
+		if res.Continue == "" {
+			return all, rvs
+		}
+		o.Continue, o.ResourceVersion, o.ResourceVersionMatch = res.Continue, "", ""
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func decodeToken(t testing.TB, tok string) map[string]any {
+	t.Helper()
+	data, err := rawURL.DecodeString(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func getPath(obj []byte, path string) string { return gjson.GetBytes(obj, path).String() }

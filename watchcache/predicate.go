@@ -1,0 +1,61 @@
+package watchcache
+
+import "github.com/watchcache/watchcache/selection"
+
+// memoAfter is how many label-set evaluations a query makes before it allocates a memo of one
+// byte per interned set: small indexed pages never pay for the memo, scans over many objects
+// evaluate the selector once per distinct set.
+const memoAfter = 32
+
+// predicate is a parsed label and field selector, evaluated on the values precomputed at apply
+// time. It is used by one query (its memo is not shared) and never allocates per object.
+type predicate struct {
+	schema    *selection.Schema
+	labels    selection.LabelSelector
+	fields    selection.FieldSelector
+	hasLabels bool
+	hasFields bool
+
+	sets  *labelSets
+	memo  []uint8 // per label set id: 0 unknown, 1 match, 2 no match
+	evals int
+}
+
+func newPredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSelector, f selection.FieldSelector) *predicate {
+	return &predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets}
+}
+
+// empty reports whether the predicate selects everything (rule 2.7: remainingItemCount only then).
+func (p *predicate) empty() bool { return !p.hasLabels && !p.hasFields }
+
+func (p *predicate) matchItem(it item) bool {
+	if p.hasLabels && !p.matchLabels(it.ls) {
+		return false
+	}
+	return !p.hasFields || p.fields.Matches(it.rec.fields(p.schema))
+}
+
+func (p *predicate) matchRecord(r *record) bool { return p.matchItem(r.item()) }
+
+func (p *predicate) matchLabels(ls *labelSet) bool {
+	if int(ls.id) < len(p.memo) {
+		switch p.memo[ls.id] {
+		case 1:
+			return true
+		case 2:
+			return false
+		}
+	}
+	ok := p.labels.Matches(ls.labels)
+	p.evals++
+	if p.memo == nil && p.evals >= memoAfter {
+		p.memo = make([]uint8, p.sets.size())
+	}
+	if int(ls.id) < len(p.memo) {
+		p.memo[ls.id] = 2
+		if ok {
+			p.memo[ls.id] = 1
+		}
+	}
+	return ok
+}

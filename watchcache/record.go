@@ -1,0 +1,145 @@
+package watchcache
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/watchcache/watchcache/selection"
+)
+
+// record is one immutable version of one object: built once per applied event, never modified,
+// shared by every snapshot that holds that version.
+type record struct {
+	key string // "/<namespace>/<name>" or "/<name>"
+	rv  uint64 // the RV of the event that produced this version (== metadata.resourceVersion of raw)
+	raw []byte // the object's JSON; obj's strings alias it
+	obj selection.Object
+	ls  *labelSet
+}
+
+// item is what the store B-tree holds: the key inline (comparisons do not chase the record) and the
+// interned label set inline (a label-only scan does not touch the record at all).
+type item struct {
+	key string
+	rec *record
+	ls  *labelSet
+}
+
+func itemLess(a, b item) bool { return a.key < b.key }
+
+func (r *record) item() item { return item{key: r.key, rec: r, ls: r.ls} }
+
+// fieldValue returns the value of the field at schema position pos. Records extracted before the
+// field was registered (held only by older snapshots) are re-extracted: slow, but correct.
+func (r *record) fieldValue(schema *selection.Schema, pos int) string {
+	if pos < len(r.obj.Fields) {
+		return r.obj.Fields[pos]
+	}
+	obj, err := schema.Extract(r.raw)
+	if err != nil || pos >= len(obj.Fields) {
+		return ""
+	}
+	return obj.Fields[pos]
+}
+
+// fields returns the record's field values under schema (re-extracting if it predates a field).
+func (r *record) fields(schema *selection.Schema) []string {
+	if len(r.obj.Fields) >= schema.NumFields() {
+		return r.obj.Fields
+	}
+	obj, err := schema.Extract(r.raw)
+	if err != nil {
+		return r.obj.Fields
+	}
+	return obj.Fields
+}
+
+// objectKey is the store key of an object (rule 6.1, relative to the resource root).
+func objectKey(namespace, name string) string {
+	if namespace == "" {
+		return "/" + name
+	}
+	return "/" + namespace + "/" + name
+}
+
+// validName reports whether name is a valid path segment (rule 6.3).
+func validName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/%")
+}
+
+// buildRecord parses raw once (selection.Schema.Extract, a single pass) and validates it against the
+// resource scope. rv 0 means "take the object's own resourceVersion". When the object's
+// resourceVersion differs from rv, the bytes are copied with rv spliced in and parsed again — the
+// one case that parses twice; sources that stamp objects with their RV (etcd, the apiserver) never
+// pay it.
+func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv uint64) (*record, error) {
+	obj, err := schema.Extract(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
+	}
+	if !validName(obj.Name) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidName, obj.Name)
+	}
+	if namespaced && obj.Namespace == "" {
+		return nil, fmt.Errorf("%w: %s has no metadata.namespace", ErrNamespaceMismatch, obj.Name)
+	}
+	if !namespaced && obj.Namespace != "" {
+		return nil, fmt.Errorf("%w: cluster-scoped %s has metadata.namespace %q", ErrNamespaceMismatch, obj.Name, obj.Namespace)
+	}
+	if namespaced && !validName(obj.Namespace) {
+		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidName, obj.Namespace)
+	}
+	own, ownOK := parseRV(obj.ResourceVersion)
+	switch {
+	case rv == 0 && !ownOK:
+		return nil, fmt.Errorf("%w: %s has no usable metadata.resourceVersion (%q) and the event none", ErrResourceVersion, obj.Name, obj.ResourceVersion)
+	case rv == 0:
+		rv = own
+	case !ownOK || own != rv:
+		raw, err = spliceRV(raw, rv)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
+		}
+		if obj, err = schema.Extract(raw); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
+		}
+	}
+	return &record{key: objectKey(obj.Namespace, obj.Name), rv: rv, raw: raw, obj: obj}, nil
+}
+
+// parseRV parses a canonical decimal resourceVersion (no sign, no leading zeros, not 0).
+func parseRV(s string) (uint64, bool) {
+	if s == "" || s[0] == '0' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	return v, err == nil
+}
+
+// spliceRV returns a copy of raw whose metadata.resourceVersion is rv, replacing the existing value
+// or inserting the field first in metadata.
+func spliceRV(raw []byte, rv uint64) ([]byte, error) {
+	quoted := strconv.AppendQuote(nil, strconv.FormatUint(rv, 10))
+	if res := gjson.GetBytes(raw, "metadata.resourceVersion"); res.Exists() && res.Index > 0 {
+		out := make([]byte, 0, len(raw)+len(quoted))
+		out = append(out, raw[:res.Index]...)
+		out = append(out, quoted...)
+		return append(out, raw[res.Index+len(res.Raw):]...), nil
+	}
+	md := gjson.GetBytes(raw, "metadata")
+	if !md.IsObject() || md.Index <= 0 {
+		return nil, fmt.Errorf("cannot locate metadata to write resourceVersion")
+	}
+	at := md.Index + 1 // just after '{'
+	field := append([]byte(`"resourceVersion":`), quoted...)
+	if strings.TrimSpace(md.Raw[1:len(md.Raw)-1]) != "" {
+		field = append(field, ',')
+	}
+	out := make([]byte, 0, len(raw)+len(field))
+	out = append(out, raw[:at]...)
+	out = append(out, field...)
+	return append(out, raw[at:]...), nil
+}

@@ -1,0 +1,420 @@
+package watchcache
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/watchcache/watchcache/index"
+)
+
+// Defaults of the watch path.
+const (
+	// DefaultWatchBuffer is each watcher's queue of live events (rule 5.9 sizes the apiserver's between
+	// 10 and 1000; 100 is its size for resources without a trigger). A watcher whose queue is full is
+	// closed rather than allowed to slow Apply (rule 5.10); it re-watches from the last RV it received.
+	DefaultWatchBuffer = 100
+	// DefaultBookmarkInterval is how often a watcher that allows bookmarks gets one (rule 5.7:
+	// defaultBookmarkFrequency = 1 min), or 2 s before its deadline if that comes first.
+	DefaultBookmarkInterval = time.Minute
+)
+
+// InitialEventsAnnotation marks the bookmark that ends a watch-list's initial events (rule 5.8).
+const InitialEventsAnnotation = "k8s.io/initial-events-end"
+
+// WatchOptions are the parameters of a watch, with the Kubernetes query-parameter semantics.
+type WatchOptions struct {
+	Namespace                             string
+	LabelSelector, FieldSelector          string
+	ResourceVersion, ResourceVersionMatch string
+	// SendInitialEvents asks for the current state as ADDED events first (watch-list, KEP-3157).
+	// nil with RV "" or "0" and no ResourceVersionMatch defaults to true with NotOlderThan (rule 0.7).
+	SendInitialEvents *bool
+	// AllowWatchBookmarks enables periodic bookmarks and the initial-events-end bookmark.
+	AllowWatchBookmarks bool
+	// Continue is not valid on a watch; it is here so validation can reject it as the apiserver does.
+	Continue string
+}
+
+// WatchEvent is one event of a watch stream.
+type WatchEvent struct {
+	Type EventType
+	// Object is the object's JSON for ADDED, MODIFIED and DELETED (shared: do not modify); nil for
+	// BOOKMARK (the edge renders an empty object of the resource's kind) and ERROR.
+	Object []byte
+	// ResourceVersion is the event's RV; for a BOOKMARK the RV the stream has reached.
+	ResourceVersion uint64
+	// InitialEventsEnd marks the BOOKMARK that ends the initial events of a watch-list (rule 5.8).
+	InitialEventsEnd bool
+	// Err is set for ERROR events; ToStatus gives the Status to send (rule 5.1: errors found after
+	// the watch started arrive as one ERROR event, then the stream ends).
+	Err error
+}
+
+// Watcher is a running watch. Its channel closes when the context ends, Stop is called, the cache
+// re-lists or stops, or the watcher falls too far behind (then it re-watches from the last RV it got).
+type Watcher struct {
+	out    chan WatchEvent
+	cancel context.CancelFunc
+}
+
+// Events returns the event channel.
+func (w *Watcher) Events() <-chan WatchEvent { return w.out }
+
+// Stop ends the watch; the channel closes soon after. Safe to call more than once.
+func (w *Watcher) Stop() { w.cancel() }
+
+// watchStart says where a watch begins: a snapshot of the state to send as initial events, or a
+// history replay, and from which RV live events count.
+type watchStart struct {
+	initial    bool   // send the state at the head as ADDED events
+	waitRV     uint64 // wait for the cache to reach this RV first (watch-list, rule 5.1)
+	consistent bool   // waitRV is the source's current RV
+	sinceRV    uint64 // replay/live events with RV > sinceRV
+	fromNow    bool   // start at the cache's current RV (RV="0" without initial events)
+}
+
+// routeWatch validates WatchOptions (rules 0.6, 0.7, 0.8) and decides where the watch starts (rule 5.1).
+func routeWatch(o WatchOptions) (watchStart, error) {
+	// Rule 0.7: the 1.37 defaulting with the WatchList gate on.
+	if o.SendInitialEvents == nil && o.ResourceVersionMatch == "" && (o.ResourceVersion == "" || o.ResourceVersion == "0") {
+		t := true
+		o.SendInitialEvents, o.ResourceVersionMatch = &t, MatchNotOlderThan
+	}
+	var errs field.ErrorList
+	p := field.NewPath("resourceVersionMatch")
+	if o.SendInitialEvents != nil && o.ResourceVersionMatch != MatchNotOlderThan {
+		errs = append(errs, field.Forbidden(p, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+	}
+	if m := o.ResourceVersionMatch; m != "" {
+		if o.SendInitialEvents == nil {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if m != MatchNotOlderThan {
+			errs = append(errs, field.NotSupported(p, m, []string{MatchNotOlderThan}))
+		}
+		if o.Continue != "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+	}
+	if len(errs) > 0 {
+		return watchStart{}, &InvalidOptionsError{Errs: errs}
+	}
+	rv, err := parseResourceVersion(o.ResourceVersion)
+	if err != nil {
+		return watchStart{}, err
+	}
+	if o.SendInitialEvents != nil && *o.SendInitialEvents {
+		return watchStart{initial: true, waitRV: rv, consistent: o.ResourceVersion == ""}, nil
+	}
+	switch o.ResourceVersion {
+	case "0":
+		return watchStart{fromNow: true}, nil
+	case "":
+		return watchStart{consistent: true}, nil // start at the source's current RV, no wait
+	}
+	return watchStart{sinceRV: rv}, nil
+}
+
+// Watch starts a watch (rule 5). Errors in the options (400, 422) and readiness (429) are returned
+// directly; errors found once the watch is accepted — a too-old RV (410), a wait that timed out
+// (504) — arrive as a single ERROR event, after which the channel closes (rule 5.1).
+//
+// Per-event cost for the cache: watchers whose selector has an exact-match requirement on an indexed
+// field or label are reached through that index (rule 4.8, for every registered index), so an event
+// costs O(1) in the number of such watchers.
+func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
+	q, err := c.prepare(o.Namespace, o.LabelSelector, o.FieldSelector)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := routeWatch(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.clock.Ready(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Watcher{out: make(chan WatchEvent), cancel: cancel}
+	ww := &watcher{
+		c:         c,
+		ctx:       ctx,
+		in:        make(chan wevent, c.opts.WatchBuffer),
+		out:       w.out,
+		prefix:    q.prefix,
+		pred:      newPredicate(c.schema.Load(), c.labels.Load(), q.labels, q.fields),
+		bookmarks: o.AllowWatchBookmarks,
+	}
+	go ww.run(q, ws)
+	return w, nil
+}
+
+// wevent is a queued live event: compact, because each watcher's queue holds up to WatchBuffer of them.
+type wevent struct {
+	typ EventType
+	obj []byte
+	rv  uint64
+}
+
+// watcher is the cache side of one watch. The fields below mu-guarded ones are owned by its goroutine.
+type watcher struct {
+	c      *Cache
+	ctx    context.Context
+	in     chan wevent // live events, written by the dispatcher under Cache.mu
+	out    chan WatchEvent
+	prefix string
+	pred   *predicate // used only by the dispatcher once registered
+	trig   trigger
+	closed bool // guarded by Cache.mu: in is closed and the watcher left the set
+
+	bookmarks bool
+	lastRV    uint64 // last RV sent on out (goroutine-owned)
+}
+
+// trigger is the index value a watcher is registered under, if any.
+type trigger struct {
+	spec  index.Spec
+	pos   int // field position, -1 for a label
+	value string
+	ok    bool
+}
+
+func (w *watcher) run(q query, ws watchStart) {
+	defer close(w.out)
+	defer w.c.watchers.remove(w)
+	c := w.c
+	if ws.waitRV > 0 || ws.consistent {
+		target := ws.waitRV
+		if ws.consistent {
+			rv, err := c.currentSourceRV(w.ctx)
+			if err != nil {
+				w.sendError(err)
+				return
+			}
+			target = rv
+		}
+		if ws.initial || !ws.consistent {
+			if _, err := c.clock.WaitFor(w.ctx, target); err != nil {
+				w.sendError(err)
+				return
+			}
+		}
+		if !ws.initial {
+			ws.sinceRV = target // RV="" without initial events: from the source's current RV, no wait
+		}
+	}
+
+	// Register under the writer lock, so that the snapshot or replay and the live queue meet
+	// exactly: no event is missed or sent twice (rule 5.6).
+	var (
+		initial *state
+		replay  []entry
+		startRV uint64
+	)
+	c.mu.Lock()
+	if c.watchers.isStopped(c) {
+		c.mu.Unlock()
+		return
+	}
+	h := c.head.Load()
+	switch {
+	case ws.initial:
+		initial, startRV = h.st, h.rv
+	case ws.fromNow:
+		startRV = h.rv
+	default:
+		c.winMu.RLock()
+		err := c.win.tooOld(ws.sinceRV)
+		if err == nil {
+			replay = c.win.after(ws.sinceRV)
+		}
+		c.winMu.RUnlock()
+		if err != nil {
+			c.mu.Unlock()
+			w.sendError(err)
+			return
+		}
+		startRV = ws.sinceRV
+	}
+	w.trig = c.watchers.triggerFor(c, q)
+	c.watchers.add(w)
+	c.mu.Unlock()
+
+	w.lastRV = startRV
+	if initial != nil {
+		pred := newPredicate(initial.schema, c.labels.Load(), q.labels, q.fields)
+		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
+		ok := true
+		initial.walk(pl, func(it item) bool {
+			if pred.matchItem(it) {
+				ok = w.send(WatchEvent{Type: Added, Object: it.rec.raw, ResourceVersion: it.rec.rv})
+			}
+			return ok
+		})
+		if !ok {
+			return
+		}
+		w.lastRV = startRV
+		if w.bookmarks && !w.send(WatchEvent{Type: Bookmark, ResourceVersion: startRV, InitialEventsEnd: true}) {
+			return
+		}
+	}
+	replayPred := newPredicate(c.schema.Load(), c.labels.Load(), q.labels, q.fields)
+	for _, e := range replay {
+		if e.ev == nil {
+			continue
+		}
+		if ev, ok := convert(replayPred, w.prefix, e.ev, e.rv, nil); ok && !w.send(ev.public()) {
+			return
+		}
+		w.lastRV = e.rv
+	}
+	w.live()
+}
+
+// live forwards queued events and sends periodic bookmarks until the watch ends.
+func (w *watcher) live() {
+	var tick <-chan time.Time
+	if w.bookmarks {
+		t := time.NewTimer(w.bookmarkDelay())
+		defer t.Stop()
+		tick = t.C
+		defer func() { tick = nil }()
+		for {
+			select {
+			case <-w.ctx.Done():
+				return
+			case ev, ok := <-w.in:
+				if !ok || !w.forward(ev) {
+					return
+				}
+			case <-tick:
+				if !w.bookmark() {
+					return
+				}
+				t.Reset(w.bookmarkDelay())
+			}
+		}
+	}
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case ev, ok := <-w.in:
+			if !ok || !w.forward(ev) {
+				return
+			}
+		}
+	}
+}
+
+// forward sends a queued event unless it is not newer than what the stream already carried (the
+// snapshot or replay covered it; rule 5.6).
+func (w *watcher) forward(ev wevent) bool {
+	if ev.rv <= w.lastRV {
+		return true
+	}
+	return w.send(ev.public())
+}
+
+// bookmark sends a bookmark at the newest RV all of whose events this watcher has been given. The
+// dispatcher queues an event before the head moves past it, so once the queue as it stands after
+// reading the head is drained, every event up to that head RV has been sent (rule 5.7).
+func (w *watcher) bookmark() bool {
+	rv := w.c.head.Load().rv
+	for n := len(w.in); n > 0; n-- {
+		ev, ok := <-w.in
+		if !ok {
+			return false
+		}
+		if !w.forward(ev) {
+			return false
+		}
+	}
+	rv = max(rv, w.lastRV)
+	return w.send(WatchEvent{Type: Bookmark, ResourceVersion: rv})
+}
+
+func (w *watcher) bookmarkDelay() time.Duration {
+	d := w.c.opts.BookmarkInterval
+	if dl, ok := w.ctx.Deadline(); ok {
+		if early := time.Until(dl) - 2*time.Second; early > 0 && early < d {
+			d = early
+		}
+	}
+	return d
+}
+
+// send delivers one event or gives up when the watch ends.
+func (w *watcher) send(ev WatchEvent) bool {
+	select {
+	case w.out <- ev:
+		if ev.Type != Error {
+			w.lastRV = max(w.lastRV, ev.ResourceVersion)
+		}
+		return true
+	case <-w.ctx.Done():
+		return false
+	}
+}
+
+func (w *watcher) sendError(err error) { w.send(WatchEvent{Type: Error, Err: err}) }
+
+func (e wevent) public() WatchEvent {
+	return WatchEvent{Type: e.typ, Object: e.obj, ResourceVersion: e.rv}
+}
+
+// convert turns an applied change into what one watcher sees (rule 5.5): entering the selection is
+// ADDED, staying is MODIFIED, leaving is DELETED carrying the previous object stamped with the
+// event's RV, a real delete is DELETED with the last state. exit caches the stamped previous object
+// across the watchers of one event.
+func convert(p *predicate, prefix string, ch *change, rv uint64, exit *[]byte) (wevent, bool) {
+	cur := ch.typ != Deleted && inScope(prefix, ch.cur.key) && p.matchRecord(ch.cur)
+	old := ch.prev != nil && inScope(prefix, ch.prev.key) && p.matchRecord(ch.prev)
+	switch {
+	case cur && !old:
+		return wevent{typ: Added, obj: ch.cur.raw, rv: rv}, true
+	case cur && old:
+		return wevent{typ: Modified, obj: ch.cur.raw, rv: rv}, true
+	case old && ch.typ == Deleted:
+		return wevent{typ: Deleted, obj: ch.cur.raw, rv: rv}, true
+	case old:
+		var obj []byte
+		if exit != nil && *exit != nil {
+			obj = *exit
+		} else {
+			var err error
+			if obj, err = spliceRV(ch.prev.raw, rv); err != nil {
+				obj = ch.prev.raw // cannot happen: prev was parsed and spliced before
+			}
+			if exit != nil {
+				*exit = obj
+			}
+		}
+		return wevent{typ: Deleted, obj: obj, rv: rv}, true
+	}
+	return wevent{}, false
+}
+
+func inScope(prefix, key string) bool {
+	return len(key) >= len(prefix) && key[:len(prefix)] == prefix
+}
+
+// tooOld applies rule 5.3 to a watch from rv: oldest is listRV+1 until an event has been evicted
+// since the last re-list, then the RV of the oldest retained event; rv < oldest-1 is too old.
+func (w *window) tooOld(rv uint64) error {
+	if len(w.entries) == 0 {
+		return fmt.Errorf("watch cache isn't correctly initialized")
+	}
+	oldest := w.listRV + 1
+	if w.evicted {
+		oldest = w.entries[0].rv
+	}
+	if rv < oldest-1 {
+		return &ExpiredError{Message: fmt.Sprintf("too old resource version: %d (%d)", rv, oldest-1)}
+	}
+	return nil
+}

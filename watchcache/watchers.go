@@ -1,0 +1,171 @@
+package watchcache
+
+import (
+	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/rvclock"
+)
+
+// watcherSet holds the live watchers of a cache, grouped so that an event reaches only candidates
+// (rule 4.8): watchers with an exact-match requirement on an indexed field or label are filed under
+// that index value; the others under their namespace ("" for all namespaces). All methods run under
+// Cache.mu: the dispatcher is the writer.
+type watcherSet struct {
+	byNS   map[string]map[*watcher]struct{}
+	byTrig map[index.Spec]map[string]map[*watcher]struct{}
+	n      int
+}
+
+func (s *watcherSet) init() {
+	s.byNS = make(map[string]map[*watcher]struct{})
+	s.byTrig = make(map[index.Spec]map[string]map[*watcher]struct{})
+}
+
+// Len is the number of registered watchers.
+func (s *watcherSet) Len() int { return s.n }
+
+func (s *watcherSet) isStopped(c *Cache) bool { return c.clock.State() == rvclock.Stopped }
+
+// triggerFor picks the index a watcher is filed under: the first exact-match requirement (field, then
+// label) that has an index in the newest state.
+func (s *watcherSet) triggerFor(c *Cache, q query) trigger {
+	st := c.work
+	for _, t := range q.fields.Exact() {
+		if si := st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}); si != nil {
+			return trigger{spec: si.spec, pos: si.pos, value: t.Value, ok: true}
+		}
+	}
+	for _, t := range q.labels.Exact() {
+		if si := st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}); si != nil {
+			return trigger{spec: si.spec, pos: -1, value: t.Value, ok: true}
+		}
+	}
+	return trigger{}
+}
+
+func (s *watcherSet) group(w *watcher) map[*watcher]struct{} {
+	if w.trig.ok {
+		byVal := s.byTrig[w.trig.spec]
+		if byVal == nil {
+			byVal = make(map[string]map[*watcher]struct{})
+			s.byTrig[w.trig.spec] = byVal
+		}
+		g := byVal[w.trig.value]
+		if g == nil {
+			g = make(map[*watcher]struct{})
+			byVal[w.trig.value] = g
+		}
+		return g
+	}
+	ns := scopeNamespace(w.prefix)
+	g := s.byNS[ns]
+	if g == nil {
+		g = make(map[*watcher]struct{})
+		s.byNS[ns] = g
+	}
+	return g
+}
+
+func (s *watcherSet) add(w *watcher) {
+	s.group(w)[w] = struct{}{}
+	s.n++
+}
+
+// remove unregisters w and closes its queue; idempotent. Called by the watcher's goroutine when
+// it ends, so it takes the writer lock itself.
+func (s *watcherSet) remove(w *watcher) {
+	w.c.mu.Lock()
+	defer w.c.mu.Unlock()
+	s.removeLocked(w)
+}
+
+func (s *watcherSet) removeLocked(w *watcher) {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	close(w.in)
+	g := s.group(w)
+	if _, ok := g[w]; ok {
+		delete(g, w)
+		s.n--
+	}
+	if len(g) == 0 {
+		if w.trig.ok {
+			delete(s.byTrig[w.trig.spec], w.trig.value)
+		} else {
+			delete(s.byNS, scopeNamespace(w.prefix))
+		}
+	}
+}
+
+// closeAll ends every watcher (re-list, stop; rule 3.6): queued events are still delivered, then
+// the channels close without an error event.
+func (s *watcherSet) closeAll() {
+	for _, g := range s.byNS {
+		for w := range g {
+			s.removeLocked(w)
+		}
+	}
+	for _, byVal := range s.byTrig {
+		for _, g := range byVal {
+			for w := range g {
+				s.removeLocked(w)
+			}
+		}
+	}
+}
+
+// dispatch queues an applied event to every watcher it concerns. It never blocks: a watcher whose
+// queue is full is closed (rule 5.10) and re-watches from the last RV it received.
+func (s *watcherSet) dispatch(c *Cache, e entry) {
+	if s.n == 0 || e.ev == nil {
+		return
+	}
+	ch := e.ev
+	var exit []byte
+	deliver := func(g map[*watcher]struct{}) {
+		for w := range g {
+			ev, ok := convert(w.pred, w.prefix, ch, e.rv, &exit)
+			if !ok {
+				continue
+			}
+			select {
+			case w.in <- ev:
+			default:
+				s.removeLocked(w)
+			}
+		}
+	}
+	deliver(s.byNS[""])
+	ns := recordNamespace(ch.cur)
+	if ns != "" {
+		deliver(s.byNS[ns])
+	}
+	schema := c.schema.Load()
+	for spec, byVal := range s.byTrig {
+		pos := -1
+		if spec.Kind == index.Field {
+			pos, _ = schema.Field(spec.Name)
+		}
+		si := stateIndex{spec: spec, pos: pos}
+		nv, nok := si.value(schema, ch.cur)
+		if nok {
+			deliver(byVal[nv])
+		}
+		if ch.prev != nil {
+			if ov, ook := si.value(schema, ch.prev); ook && (!nok || ov != nv) {
+				deliver(byVal[ov])
+			}
+		}
+	}
+}
+
+// scopeNamespace is the namespace of a list root ("/ns/" → "ns", "/" → "").
+func scopeNamespace(prefix string) string {
+	if len(prefix) <= 2 {
+		return ""
+	}
+	return prefix[1 : len(prefix)-1]
+}
+
+func recordNamespace(r *record) string { return r.obj.Namespace }

@@ -1,0 +1,86 @@
+package watchcache
+
+import (
+	"sort"
+	"time"
+)
+
+// change is one applied object event, kept for watch replay: the version it replaced (nil for a
+// creation) and the version it produced (for DELETED: the last state, stamped with the delete RV).
+type change struct {
+	typ  EventType
+	prev *record
+	cur  *record
+}
+
+// entry is one point of the window: the state right after an applied event (or a re-list) at rv.
+type entry struct {
+	rv uint64
+	at time.Time
+	st *state
+	ev *change // nil for the re-list entry
+}
+
+// window holds the retained states and events, oldest first: snapshots for Exact/continue lists and
+// the event history for watches are the same ring, as in the apiserver, where snapshots older than
+// the oldest retained event are dropped (rule 2.10(a)).
+//
+// The writer appends under Cache.mu and publishes with winMu held for writing; readers search it with
+// winMu held for reading only for the O(log n) lookup.
+type window struct {
+	entries []entry
+	// listRV is the RV of the last re-list and evicted says whether an event has been evicted since:
+	// the watch too-old rule depends on both (rule 5.3).
+	listRV  uint64
+	evicted bool
+}
+
+// reset empties the window and starts it with the re-list state at rv.
+func (w *window) reset(st *state, rv uint64, now time.Time) {
+	w.entries = append(w.entries[:0:0], entry{rv: rv, at: now, st: st})
+	w.listRV, w.evicted = rv, false
+}
+
+// push appends an entry and evicts the oldest ones beyond count or older than age (age < 0: no age
+// bound). The newest entry is never evicted.
+func (w *window) push(e entry, count int, age time.Duration) {
+	w.entries = append(w.entries, e)
+	drop := 0
+	for len(w.entries)-drop > 1 {
+		old := w.entries[drop]
+		if len(w.entries)-drop > count || (age >= 0 && e.at.Sub(old.at) > age) {
+			drop++
+			continue
+		}
+		break
+	}
+	if drop > 0 {
+		clear(w.entries[:drop]) // release the states for the collector
+		w.entries = w.entries[drop:]
+		w.evicted = true
+	}
+}
+
+// atOrBefore returns the newest entry with rv ≤ target: the state a read at target sees.
+func (w *window) atOrBefore(target uint64) (entry, bool) {
+	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv > target })
+	if i == 0 {
+		return entry{}, false
+	}
+	return w.entries[i-1], true
+}
+
+// oldest returns the oldest retained entry.
+func (w *window) oldest() (entry, bool) {
+	if len(w.entries) == 0 {
+		return entry{}, false
+	}
+	return w.entries[0], true
+}
+
+// after returns a copy of the retained entries with rv > since, oldest first. It copies because the
+// writer clears evicted entries in place.
+func (w *window) after(since uint64) []entry {
+	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv > since })
+	return append([]entry(nil), w.entries[i:]...)
+}
