@@ -1,0 +1,242 @@
+package watchcache
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"testing"
+
+	"github.com/watchcache/watchcache/index"
+)
+
+// snapshotBytes renders everything a reader can observe: a full list and its RV.
+func snapshotBytes(t *testing.T, c *Cache) []byte {
+	t.Helper()
+	res := mustList(t, c, ListOptions{})
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "rv=%d\n", res.ResourceVersion)
+	for _, it := range res.Items {
+		b.Write(it)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func TestRejectedEventsLeaveStateUnchanged(t *testing.T) {
+	c := fixture(t)
+	if err := c.AddIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"}); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, c, Modified, pod("ns-0", "pod-00", "node-1", "", 0), 110)
+	before := snapshotBytes(t, c)
+	tests := []struct {
+		name string
+		ev   Event
+		want error
+	}{
+		{"malformed JSON", Event{Type: Added, Object: []byte(`{"metadata":{"name":"x","namespace":"ns-0"`), ResourceVersion: 200}, ErrMalformedObject},
+		{"not an object", Event{Type: Added, Object: []byte(`[1,2]`), ResourceVersion: 200}, ErrMalformedObject},
+		{"missing name", Event{Type: Added, Object: []byte(`{"metadata":{"namespace":"ns-0"}}`), ResourceVersion: 200}, ErrMalformedObject},
+		{"name with slash", Event{Type: Added, Object: pod("ns-0", "a/b", "", "", 0), ResourceVersion: 200}, ErrInvalidName},
+		{"missing namespace on a namespaced resource", Event{Type: Added, Object: []byte(`{"metadata":{"name":"x"}}`), ResourceVersion: 200}, ErrNamespaceMismatch},
+		{"RV going backwards", Event{Type: Modified, Object: pod("ns-0", "pod-01", "", "", 0), ResourceVersion: 105}, ErrResourceVersion},
+		{"RV equal to the cache's", Event{Type: Modified, Object: pod("ns-0", "pod-01", "", "", 0), ResourceVersion: 110}, ErrResourceVersion},
+		{"no RV anywhere", Event{Type: Added, Object: pod("ns-0", "new", "", "", 0)}, ErrResourceVersion},
+		{"bookmark going backwards", Event{Type: Bookmark, ResourceVersion: 50}, ErrResourceVersion},
+		{"delete of an unknown key", Event{Type: Deleted, Object: pod("ns-0", "nope", "", "", 0), ResourceVersion: 200}, ErrUnknownKey},
+		{"unknown event type", Event{Type: "UPSERT", Object: pod("ns-0", "x", "", "", 0), ResourceVersion: 200}, ErrEventType},
+		{"labels not strings", Event{Type: Added, Object: []byte(`{"metadata":{"name":"x","namespace":"ns-0","labels":{"a":1}}}`), ResourceVersion: 200}, ErrMalformedObject},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := c.Apply(tt.ev)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Apply = %v, want %v", err, tt.want)
+			}
+			if st := ToStatus(err).ErrStatus; st.Code != 400 {
+				t.Fatalf("status code %d, want 400", st.Code)
+			}
+			if after := snapshotBytes(t, c); !bytes.Equal(before, after) {
+				t.Fatalf("state changed after a rejected event")
+			}
+			if c.ResourceVersion() != 110 {
+				t.Fatalf("RV moved to %d", c.ResourceVersion())
+			}
+		})
+	}
+	// A re-list with a bad object changes nothing either.
+	if err := c.Replace([][]byte{pod("ns-0", "a", "", "", 1), []byte("{")}, 500); !errors.Is(err, ErrMalformedObject) {
+		t.Fatalf("Replace = %v", err)
+	}
+	if err := c.Replace([][]byte{pod("ns-0", "a", "", "", 1), pod("ns-0", "a", "", "", 2)}, 500); !errors.Is(err, ErrDuplicateKey) {
+		t.Fatalf("Replace duplicate = %v", err)
+	}
+	if after := snapshotBytes(t, c); !bytes.Equal(before, after) {
+		t.Fatalf("state changed after a rejected re-list")
+	}
+}
+
+// The event RV is authoritative: it is written into metadata.resourceVersion (replaced or inserted).
+func TestEventRVWrittenIntoObject(t *testing.T) {
+	c := newPodCache(t)
+	if err := c.Replace(nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, c, Added, pod("a", "stale", "", "", 3), 7)
+	mustApply(t, c, Added, pod("a", "none", "", "", 0), 8)
+	mustApply(t, c, Added, []byte(`{"metadata":{"name":"empty-md","namespace":"a"}}`), 9)
+	mustApply(t, c, Added, pod("a", "own", "", "", 10), 0)
+	res := mustList(t, c, ListOptions{})
+	want := map[string]string{"a/empty-md": "9", "a/none": "8", "a/own": "10", "a/stale": "7"}
+	for i, n := range names(res.Items) {
+		if gjsonRV(res.Items[i]) != want[n] {
+			t.Errorf("%s: resourceVersion %q, want %q (%s)", n, gjsonRV(res.Items[i]), want[n], res.Items[i])
+		}
+	}
+}
+
+func TestClusterScoped(t *testing.T) {
+	c := New(Options{Resource: Resource{Name: "nodes"}})
+	node := func(name string, unsched bool, rv uint64) []byte {
+		return fmt.Appendf(nil, `{"kind":"Node","metadata":{"name":%q,"resourceVersion":"%d"},"spec":{"unschedulable":%v}}`, name, rv, unsched)
+	}
+	if err := c.Replace([][]byte{node("n2", false, 2), node("n1", true, 1), node("n3", false, 3)}, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Apply(Event{Type: Added, Object: pod("ns", "x", "", "", 0), ResourceVersion: 6}); !errors.Is(err, ErrNamespaceMismatch) {
+		t.Fatalf("namespaced object into nodes: %v", err)
+	}
+	res := mustList(t, c, ListOptions{Namespace: "ignored", Limit: 2})
+	if got := names(res.Items); fmt.Sprint(got) != "[n1 n2]" || *res.RemainingItemCount != 1 {
+		t.Fatalf("nodes page = %v remaining %v", got, *res.RemainingItemCount)
+	}
+	if m := decodeToken(t, res.Continue); m["start"] != "/n2\x00" {
+		t.Fatalf("token start %q", m["start"])
+	}
+	res = mustList(t, c, ListOptions{FieldSelector: "spec.unschedulable=true"})
+	if fmt.Sprint(names(res.Items)) != "[n1]" {
+		t.Fatalf("unschedulable = %v", names(res.Items))
+	}
+	_, err := c.List(context.Background(), ListOptions{FieldSelector: "metadata.namespace=x"})
+	if st := ToStatus(err).ErrStatus; st.Code != 400 || st.Message != "field label not supported: metadata.namespace" {
+		t.Fatalf("nodes metadata.namespace: %v", err)
+	}
+}
+
+// Readers paging at small limits while a writer churns see exactly the state at the first page's
+// RV: no duplicate, no skip, no time travel. The expected state is rebuilt from the writer's own log.
+func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
+	c := newPodCache(t, func(o *Options) { o.WindowEvents = 1 << 20 })
+	type change struct {
+		rv  uint64
+		key string
+		gen string // "" when deleted
+	}
+	var (
+		logMu sync.Mutex
+		log   []change
+	)
+	var objs [][]byte
+	var initial []string
+	for i := range 200 {
+		objs = append(objs, pod(fmt.Sprint("ns-", i%5), fmt.Sprintf("p%03d", i), "", "", uint64(i+1)))
+		initial = append(initial, fmt.Sprintf("ns-%d/p%03d", i%5, i))
+	}
+	if err := c.Replace(objs, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddIndex(index.Spec{Kind: index.Label, Name: "gen"}); err != nil {
+		t.Fatal(err)
+	}
+	// stateAt replays the log: key -> gen label ("-" for objects without one).
+	stateAt := func(rv uint64) map[string]string {
+		m := map[string]string{}
+		for _, k := range initial {
+			m[k] = "-"
+		}
+		logMu.Lock()
+		defer logMu.Unlock()
+		for _, e := range log {
+			if e.rv > rv {
+				break
+			}
+			if e.gen == "" {
+				delete(m, e.key)
+			} else {
+				m[e.key] = e.gen
+			}
+		}
+		return m
+	}
+	stop := make(chan struct{})
+	var writer sync.WaitGroup
+	writer.Go(func() {
+		rng := rand.New(rand.NewSource(1))
+		live := map[string]bool{}
+		for _, k := range initial {
+			live[k] = true
+		}
+		for rv := uint64(1001); ; rv++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			i := rng.Intn(300)
+			ns, name := fmt.Sprint("ns-", i%5), fmt.Sprintf("p%03d", i)
+			key := ns + "/" + name
+			e := change{rv: rv, key: key}
+			var err error
+			if live[key] && rng.Intn(3) == 0 {
+				err = c.Apply(Event{Type: Deleted, Object: pod(ns, name, "", "", 0), ResourceVersion: rv})
+				delete(live, key)
+			} else {
+				e.gen = fmt.Sprint(rv % 3)
+				err = c.Apply(Event{Type: Modified, Object: pod(ns, name, "", "gen="+e.gen, 0), ResourceVersion: rv})
+				live[key] = true
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			logMu.Lock()
+			log = append(log, e)
+			logMu.Unlock()
+		}
+	})
+	var readers sync.WaitGroup
+	for r := range 4 {
+		readers.Go(func() {
+			for range 25 {
+				o := ListOptions{Limit: 7}
+				if r%2 == 1 {
+					o.LabelSelector, o.Namespace = "gen=1", "ns-1"
+				}
+				got, rvs := listAll(t, c, o)
+				for _, rv := range rvs {
+					if rv != rvs[0] {
+						t.Errorf("page RVs differ: %v", rvs)
+						return
+					}
+				}
+				want := []string{}
+				st := stateAt(rvs[0])
+				for _, k := range sortedKeys(st) {
+					if r%2 == 0 || (k[:5] == "ns-1/" && st[k] == "1") {
+						want = append(want, k)
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("reader %d at RV %d: got %d items, want %d", r, rvs[0], len(got), len(want))
+					return
+				}
+			}
+		})
+	}
+	readers.Wait()
+	close(stop)
+	writer.Wait()
+}
