@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== go vet ./..."
-go vet ./...
+go vet ./... ./internal/testdata
 echo "== go test -race ./..."
-go test -race -count=1 ./... 2>&1 | tee /tmp/watchcache-test.log
+go test -race -count=1 ./... ./internal/testdata 2>&1 | tee /tmp/watchcache-test.log
 fuzztime=${FUZZTIME:-10s}
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzz targets, $fuzztime each"
