@@ -1,0 +1,294 @@
+package selection
+
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// Object is what Extract reads from one object's JSON: identity, labels and the values of the
+// schema's selectable fields.
+//
+// Its strings are views of the raw bytes given to Extract (zero-copy), except strings that
+// needed JSON unescaping and values Extract computes ("true"/"false" of typed booleans, results
+// of gjson queries such as counts), which are fresh. The raw bytes must therefore never be modified while
+// the Object, or any string taken from it, is in use. An Object is a value; treat its slices as
+// read-only, after which it may be shared between goroutines freely.
+type Object struct {
+	Name      string
+	Namespace string // "" when absent; whether it must be present is the caller's rule, not Extract's
+	// ResourceVersion is the text of metadata.resourceVersion ("" when absent).
+	ResourceVersion string
+	// LabelsRaw is the JSON text of metadata.labels ("" when absent, null or empty): a cheap key
+	// to intern label sets by (equal text ⇒ equal labels; the converse needs the same encoder).
+	LabelsRaw string
+	// Labels are the labels sorted by key, without duplicates.
+	Labels Labels
+	// Fields[i] is the value of the schema's field i; len(Fields) == schema.NumFields().
+	Fields []string
+}
+
+// Extract validates raw and reads the object's identity, labels and selectable fields in one
+// pass: gjson walks the top-level object once and descends only into the keys the schema needs
+// (metadata, and spec/status for pods). It allocates the Fields slice and, when there are labels,
+// the Labels slice — nothing else, unless strings need unescaping or a registered path uses a
+// gjson feature that builds its result (e.g. `#.name`).
+//
+// Validation (gjson.ValidBytes) is a second scan costing about as much as the extraction itself
+// (see BenchmarkValidBytes); ExtractTrusted skips it for bytes known to be valid JSON.
+//
+// Errors wrap ErrMalformed: invalid JSON; top level not an object; metadata missing or not an
+// object; metadata.name missing, empty or not a string; metadata.labels not an object of string
+// values; metadata.namespace or metadata.resourceVersion present but not a string. A null value
+// counts as absent everywhere. Duplicate keys are resolved as encoding/json does (the last one wins, a repeated
+// object merges), except that a repeated metadata.labels replaces the earlier one.
+//
+// Extract is safe for concurrent use. raw must not be modified afterwards (see Object).
+func (s *Schema) Extract(raw []byte) (Object, error) {
+	if !gjson.ValidBytes(raw) {
+		return Object{}, malformed("invalid JSON")
+	}
+	return s.ExtractTrusted(raw)
+}
+
+// ExtractTrusted is Extract without the JSON syntax check, for bytes already validated (by
+// Extract, by an apiserver, by a JSON decoder). On invalid JSON it does not panic, but what it
+// returns is unspecified; all other checks of Extract still apply.
+func (s *Schema) ExtractTrusted(raw []byte) (Object, error) {
+	// The view aliases raw: every string gjson returns without unescaping is a substring of it.
+	json := unsafe.String(unsafe.SliceData(raw), len(raw))
+	top := gjson.Parse(json)
+	if !top.IsObject() {
+		return Object{}, malformed("top level is not an object")
+	}
+	x := extractor{fields: make([]string, len(s.fields))}
+	for _, i := range s.bools {
+		x.fields[i] = "false"
+	}
+	x.visit(s.plan, top)
+	if x.err != nil {
+		return Object{}, x.err
+	}
+	switch {
+	case !x.sawMeta:
+		return Object{}, malformed("metadata is missing")
+	case x.o.Name == "":
+		return Object{}, malformed("metadata.name is missing or empty")
+	}
+	if s.namePos >= 0 {
+		x.fields[s.namePos] = x.o.Name
+	}
+	if s.nsPos >= 0 {
+		x.fields[s.nsPos] = x.o.Namespace
+	}
+	if s.podIPPos >= 0 {
+		// Convert_v1_PodStatus_To_core_PodStatus: podIP is authoritative when set; otherwise
+		// the internal PodIPs is the v1 podIPs. ToSelectableFields then takes PodIPs[0].
+		x.fields[s.podIPPos] = x.podIP
+		if x.podIP == "" {
+			x.fields[s.podIPPos] = x.podIPs
+		}
+	}
+	if s.saPos >= 0 {
+		// Convert_v1_PodSpec_To_core_PodSpec: serviceAccountName wins; the deprecated
+		// serviceAccount fills in when it is empty.
+		x.fields[s.saPos] = x.saName
+		if x.saName == "" {
+			x.fields[s.saPos] = x.sa
+		}
+	}
+	x.o.Fields = x.fields
+	if x.labels.IsObject() {
+		var err error
+		if x.o.Labels, err = readLabels(x.labels); err != nil {
+			return Object{}, err
+		}
+		if len(x.o.Labels) > 0 {
+			x.o.LabelsRaw = x.labels.Raw
+		}
+	}
+	return x.o, nil
+}
+
+// extractor is the state of one Extract call. It lives on Extract's stack: the ForEach callbacks
+// capture it by pointer, and gjson does not retain them.
+type extractor struct {
+	o          Object
+	fields     []string
+	labels     gjson.Result // the last metadata.labels object; read after the pass
+	sawMeta    bool
+	podIP      string
+	podIPs     string
+	saName, sa string
+	err        error
+}
+
+// visit applies n's acts to v, then descends into v's keys that n has nodes for.
+func (x *extractor) visit(n *node, v gjson.Result) {
+	if n.meta {
+		if v.Type == gjson.Null {
+			return // as absent: decoding null into a struct leaves it as it was
+		}
+		if !v.IsObject() {
+			x.err = malformed("metadata is not an object")
+			return
+		}
+		x.sawMeta = true
+	}
+	for i := range n.acts {
+		x.apply(&n.acts[i], v)
+	}
+	if len(n.kids) == 0 || x.err != nil {
+		return
+	}
+	if v.IsObject() {
+		v.ForEach(func(k, val gjson.Result) bool {
+			if kid := n.child(k.Str); kid != nil {
+				x.visit(kid, val)
+			}
+			return x.err == nil
+		})
+		return
+	}
+	if v.Type == gjson.Null {
+		return
+	}
+	for i := range n.deep {
+		x.apply(&n.deep[i], v)
+	}
+}
+
+func (x *extractor) apply(a *act, v gjson.Result) {
+	if a.path != "" {
+		v = gjson.Get(v.Raw, a.path)
+	}
+	// null (or missing) leaves a value as it was, as decoding null into a Go value does.
+	switch a.kind {
+	case actValue:
+		if v.Type != gjson.Null {
+			x.fields[a.pos] = render(v)
+		}
+	case actBool:
+		switch v.Type {
+		case gjson.True:
+			x.fields[a.pos] = "true"
+		case gjson.False:
+			x.fields[a.pos] = "false"
+		}
+	case actName:
+		x.o.Name = x.str(v, "metadata.name", x.o.Name)
+	case actNamespace:
+		x.o.Namespace = x.str(v, "metadata.namespace", x.o.Namespace)
+	case actRV:
+		x.o.ResourceVersion = x.str(v, "metadata.resourceVersion", x.o.ResourceVersion)
+	case actLabels:
+		x.setLabels(v)
+	case actPodIP:
+		if v.Type == gjson.String {
+			x.podIP = v.Str
+		}
+	case actPodIPs:
+		if v.Type == gjson.Null || v.IsArray() {
+			x.podIPs = ""
+			if ip := gjson.Get(v.Raw, "0.ip"); ip.Type == gjson.String {
+				x.podIPs = ip.Str
+			}
+		}
+	case actSAName:
+		if v.Type == gjson.String {
+			x.saName = v.Str
+		}
+	case actSA:
+		if v.Type == gjson.String {
+			x.sa = v.Str
+		}
+	}
+}
+
+// str returns v's string, old when v is null, and records an error when v is anything else.
+func (x *extractor) str(v gjson.Result, what, old string) string {
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Null:
+		return old
+	}
+	x.err = malformed("%s is not a string", what)
+	return old
+}
+
+func (x *extractor) setLabels(v gjson.Result) {
+	switch {
+	case v.Type == gjson.Null:
+		x.labels = gjson.Result{}
+	case v.IsObject():
+		x.labels = v
+	default:
+		x.err = malformed("metadata.labels is not an object")
+	}
+}
+
+// readLabels returns the labels of a labels object, sorted, in one allocation. In a
+// labels object every key and every value is a string, so the unescaped quotes number four per
+// label; counting quotes (a vectorised byte count) sizes the slice without a second ForEach.
+// Escaped quotes only make the estimate larger.
+func readLabels(v gjson.Result) (Labels, error) {
+	n := strings.Count(v.Raw, `"`) / 4
+	if n == 0 {
+		n = 1 // {} reads nothing; anything else is malformed and fails below
+	}
+	ls := make(Labels, 0, n)
+	sorted := true
+	var err error
+	v.ForEach(func(k, val gjson.Result) bool {
+		if val.Type != gjson.String {
+			err = malformed("metadata.labels[%q] is not a string", k.Str)
+			return false
+		}
+		if len(ls) > 0 && ls[len(ls)-1].Key >= k.Str {
+			sorted = false // also true of a duplicate key
+		}
+		ls = append(ls, Label{Key: k.Str, Value: val.Str})
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(ls) == 0:
+		return nil, nil
+	case !sorted:
+		ls = sortLabels(ls)
+	}
+	return ls, nil
+}
+
+// sortLabels sorts ls by key in place, keeping the last of duplicate keys (encoding/json's rule).
+func sortLabels(ls Labels) Labels {
+	slices.SortStableFunc(ls, func(a, b Label) int { return strings.Compare(a.Key, b.Key) })
+	out := ls[:0]
+	for i := range ls {
+		if i+1 < len(ls) && ls[i+1].Key == ls[i].Key {
+			continue
+		}
+		out = append(out, ls[i])
+	}
+	return out
+}
+
+// render turns a JSON value into a field value: string → the string; number → its JSON text;
+// true/false → "true"/"false"; null or missing → ""; object or array → its JSON text.
+func render(v gjson.Result) string {
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.True:
+		return "true"
+	case gjson.False:
+		return "false"
+	case gjson.Null:
+		return ""
+	}
+	return v.Raw
+}

@@ -1,0 +1,282 @@
+package selection
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// Rule 4.4: the pod field values of the fixture.
+func TestExtractPodFixture(t *testing.T) {
+	s := PodSchema()
+	o, err := s.Extract(pod4K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"metadata.name":            "web-7d9f8b6c5d-x2k4q",
+		"metadata.namespace":       "team-a",
+		"spec.nodeName":            "node-0042",
+		"spec.restartPolicy":       "Always",
+		"spec.schedulerName":       "default-scheduler",
+		"spec.serviceAccountName":  "web",
+		"spec.hostNetwork":         "false",
+		"status.phase":             "Running",
+		"status.podIP":             "10.244.3.17",
+		"status.nominatedNodeName": "",
+		"status.podIPs":            "",
+	}
+	if len(o.Fields) != s.NumFields() {
+		t.Fatalf("len(Fields) = %d", len(o.Fields))
+	}
+	for name, v := range want {
+		pos, _ := s.Field(name)
+		if o.Fields[pos] != v {
+			t.Errorf("%s = %q, want %q", name, o.Fields[pos], v)
+		}
+	}
+	if o.Name != "web-7d9f8b6c5d-x2k4q" || o.Namespace != "team-a" || o.ResourceVersion != "123456789" {
+		t.Errorf("identity = %q %q %q", o.Name, o.Namespace, o.ResourceVersion)
+	}
+	wantLabels := Labels{
+		{"app", "web"}, {"app.kubernetes.io/name", "web"}, {"app.kubernetes.io/part-of", "shop"},
+		{"pod-template-hash", "7d9f8b6c5d"}, {"tier", "frontend"}, {"version", "v1.42"},
+	}
+	if !reflect.DeepEqual(o.Labels, wantLabels) {
+		t.Errorf("Labels = %v", o.Labels)
+	}
+	if !strings.HasPrefix(o.LabelsRaw, `{"app":"web",`) || !strings.HasSuffix(o.LabelsRaw, `"version":"v1.42"}`) {
+		t.Errorf("LabelsRaw = %s", o.LabelsRaw)
+	}
+}
+
+// Rule 4.4: conversions of individual pod fields.
+func TestExtractPodValues(t *testing.T) {
+	tests := []struct {
+		name  string
+		spec  string // JSON members of spec
+		stat  string // JSON members of status
+		field string
+		want  string
+	}{
+		{"hostNetwork true", `"hostNetwork":true`, ``, "spec.hostNetwork", "true"},
+		{"hostNetwork false", `"hostNetwork":false`, ``, "spec.hostNetwork", "false"},
+		{"hostNetwork missing is false", ``, ``, "spec.hostNetwork", "false"},
+		{"hostNetwork null is false", `"hostNetwork":null`, ``, "spec.hostNetwork", "false"},
+		{"hostNetwork not a bool is false", `"hostNetwork":"true"`, ``, "spec.hostNetwork", "false"},
+		{"podIP from podIPs[0]", ``, `"podIPs":[{"ip":"10.0.0.1"},{"ip":"fd00::1"}]`, "status.podIP", "10.0.0.1"},
+		{"podIP and podIPs agree", ``, `"podIP":"10.0.0.1","podIPs":[{"ip":"10.0.0.1"}]`, "status.podIP", "10.0.0.1"},
+		{"podIP without podIPs", ``, `"podIP":"10.0.0.2"`, "status.podIP", "10.0.0.2"},
+		{"podIP authoritative when they differ", ``, `"podIP":"10.0.0.2","podIPs":[{"ip":"10.0.0.1"}]`, "status.podIP", "10.0.0.2"},
+		{"no podIPs is empty", ``, `"phase":"Pending"`, "status.podIP", ""},
+		{"empty podIPs is empty", ``, `"podIPs":[]`, "status.podIP", ""},
+		{"podIPs is never populated", ``, `"podIPs":[{"ip":"10.0.0.1"}]`, "status.podIPs", ""},
+		{"serviceAccountName", `"serviceAccountName":"a","serviceAccount":"b"`, ``, "spec.serviceAccountName", "a"},
+		{"deprecated serviceAccount fills in", `"serviceAccount":"b"`, ``, "spec.serviceAccountName", "b"},
+		{"unscheduled nodeName is empty", `"schedulerName":"s"`, ``, "spec.nodeName", ""},
+		{"nodeName", `"nodeName":"n1"`, ``, "spec.nodeName", "n1"},
+		{"escaped value is unescaped", `"nodeName":"n\u002d1"`, ``, "spec.nodeName", "n-1"},
+		{"phase", ``, `"phase":"Failed"`, "status.phase", "Failed"},
+		{"nominatedNodeName", ``, `"nominatedNodeName":"n9"`, "status.nominatedNodeName", "n9"},
+		{"null value is empty", `"restartPolicy":null`, ``, "spec.restartPolicy", ""},
+		{"duplicate key: last wins", `"nodeName":"n1","nodeName":"n2"`, ``, "spec.nodeName", "n2"},
+		{"duplicate key: null keeps the earlier value", `"nodeName":"n1","nodeName":null`, ``, "spec.nodeName", "n1"},
+	}
+	s := PodSchema()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := `{"metadata":{"name":"p","namespace":"ns"},"spec":{` + tt.spec + `},"status":{` + tt.stat + `}}`
+			o, err := s.Extract([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos, _ := s.Field(tt.field)
+			if o.Fields[pos] != tt.want {
+				t.Errorf("%s = %q, want %q", tt.field, o.Fields[pos], tt.want)
+			}
+		})
+	}
+}
+
+func TestExtractNode(t *testing.T) {
+	s := NodeSchema()
+	for raw, want := range map[string]string{
+		`{"metadata":{"name":"n"},"spec":{"unschedulable":true}}`:  "true",
+		`{"metadata":{"name":"n"},"spec":{"unschedulable":false}}`: "false",
+		`{"metadata":{"name":"n"},"spec":{}}`:                      "false",
+		`{"metadata":{"name":"n"}}`:                                "false",
+	} {
+		o, err := s.Extract([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Fields[1] != want || o.Fields[0] != "n" {
+			t.Errorf("%s: fields %q", raw, o.Fields)
+		}
+	}
+}
+
+// A duplicated spec object merges, as encoding/json decodes it into one struct.
+func TestExtractDuplicateSections(t *testing.T) {
+	raw := `{"metadata":{"name":"p"},"spec":{"nodeName":"n1","restartPolicy":"Never"},"spec":{"nodeName":"n2"}}`
+	s := PodSchema()
+	o, err := s.Extract([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Fields[2] != "n2" || o.Fields[3] != "Never" {
+		t.Errorf("fields %q", o.Fields)
+	}
+}
+
+func TestExtractLabels(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels string
+		want   Labels
+		raw    string
+	}{
+		{"absent", ``, nil, ""},
+		{"null", `,"labels":null`, nil, ""},
+		{"empty", `,"labels":{}`, nil, ""},
+		{"sorted", `,"labels":{"a":"1","b":"2"}`, Labels{{"a", "1"}, {"b", "2"}}, `{"a":"1","b":"2"}`},
+		{"unsorted", `,"labels":{"b":"2","a":"1","c":""}`, Labels{{"a", "1"}, {"b", "2"}, {"c", ""}}, `{"b":"2","a":"1","c":""}`},
+		{"duplicate keeps last", `,"labels":{"a":"1","b":"2","a":"3"}`, Labels{{"a", "3"}, {"b", "2"}}, `{"a":"1","b":"2","a":"3"}`},
+		{"escaped", `,"labels":{"k\u0031":"v\"q"}`, Labels{{"k1", `v"q`}}, `{"k\u0031":"v\"q"}`},
+		{"whitespace", `,"labels": { "a" : "1" } `, Labels{{"a", "1"}}, `{ "a" : "1" }`},
+		{"repeated labels object replaces", `,"labels":{"a":"1"},"labels":{"b":"2"}`, Labels{{"b", "2"}}, `{"b":"2"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := `{"metadata":{"name":"p"` + tt.labels + `}}`
+			o, err := NewSchema(true).Extract([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(o.Labels, tt.want) || o.LabelsRaw != tt.raw {
+				t.Errorf("Labels = %#v, LabelsRaw = %q", o.Labels, o.LabelsRaw)
+			}
+		})
+	}
+	// More labels than the stack buffer holds, in reverse order.
+	var b strings.Builder
+	b.WriteString(`{"metadata":{"name":"p","labels":{`)
+	for i := 40; i > 0; i-- {
+		if i < 40 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%02d":"v"`, i)
+	}
+	b.WriteString(`}}}`)
+	o, err := NewSchema(true).Extract([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Labels) != 40 {
+		t.Fatalf("%d labels", len(o.Labels))
+	}
+	for i := 1; i < len(o.Labels); i++ {
+		if o.Labels[i-1].Key >= o.Labels[i].Key {
+			t.Fatalf("not sorted at %d: %v", i, o.Labels)
+		}
+	}
+}
+
+// Extract's errors all wrap ErrMalformed.
+func TestExtractErrors(t *testing.T) {
+	tests := []struct{ name, raw, msg string }{
+		{"empty", ``, "invalid JSON"},
+		{"invalid JSON", `{"metadata":{"name":"p"}`, "invalid JSON"},
+		{"trailing garbage", `{"metadata":{"name":"p"}} x`, "invalid JSON"},
+		{"top level array", `[{"metadata":{"name":"p"}}]`, "top level is not an object"},
+		{"top level string", `"p"`, "top level is not an object"},
+		{"no metadata", `{"spec":{}}`, "metadata is missing"},
+		{"metadata null", `{"metadata":null}`, "metadata is missing"},
+		{"metadata a string", `{"metadata":"p"}`, "metadata is not an object"},
+		{"metadata array", `{"metadata":[{"name":"p"}]}`, "metadata is not an object"},
+		{"no name", `{"metadata":{"namespace":"ns"}}`, "metadata.name is missing or empty"},
+		{"empty name", `{"metadata":{"name":""}}`, "metadata.name is missing or empty"},
+		{"null name", `{"metadata":{"name":null}}`, "metadata.name is missing or empty"},
+		{"name a number", `{"metadata":{"name":5}}`, "metadata.name is not a string"},
+		{"namespace a number", `{"metadata":{"name":"p","namespace":1}}`, "metadata.namespace is not a string"},
+		{"resourceVersion a number", `{"metadata":{"name":"p","resourceVersion":12}}`, "metadata.resourceVersion is not a string"},
+		{"labels an array", `{"metadata":{"name":"p","labels":["a"]}}`, "metadata.labels is not an object"},
+		{"labels a string", `{"metadata":{"name":"p","labels":"a=b"}}`, "metadata.labels is not an object"},
+		{"label value a number", `{"metadata":{"name":"p","labels":{"a":1}}}`, `metadata.labels["a"] is not a string`},
+		{"label value null", `{"metadata":{"name":"p","labels":{"a":null}}}`, `metadata.labels["a"] is not a string`},
+		{"label value an object", `{"metadata":{"name":"p","labels":{"a":{}}}}`, `metadata.labels["a"] is not a string`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := PodSchema().Extract([]byte(tt.raw))
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("err = %v, want ErrMalformed", err)
+			}
+			if want := "selection: malformed object: " + tt.msg; err.Error() != want {
+				t.Errorf("err = %q, want %q", err, want)
+			}
+			if !reflect.DeepEqual(o, Object{}) {
+				t.Errorf("object on error: %+v", o)
+			}
+		})
+	}
+	// Namespace presence is the caller's rule: a namespaced schema accepts an object without one.
+	if _, err := PodSchema().Extract([]byte(`{"metadata":{"name":"p"}}`)); err != nil {
+		t.Errorf("no namespace: %v", err)
+	}
+}
+
+// Extract returns views of raw, not copies.
+func TestExtractZeroCopy(t *testing.T) {
+	raw := append([]byte(nil), pod4K...)
+	o, err := PodSchema().Extract(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within := func(what, s string) {
+		t.Helper()
+		if s == "" {
+			t.Errorf("%s is empty", what)
+			return
+		}
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+		if p < lo || p+uintptr(len(s)) > lo+uintptr(len(raw)) {
+			t.Errorf("%s %q is a copy, not a view of raw", what, s)
+		}
+	}
+	within("Name", o.Name)
+	within("Namespace", o.Namespace)
+	within("ResourceVersion", o.ResourceVersion)
+	within("LabelsRaw", o.LabelsRaw)
+	for _, l := range o.Labels {
+		within("label key", l.Key)
+		within("label value", l.Value)
+	}
+	for i, v := range o.Fields {
+		if v != "" && v != "false" && v != "true" {
+			within(PodSchema().FieldName(i), v)
+		}
+	}
+	// The documented consequence: mutating raw changes the object.
+	i := strings.Index(string(raw), `"web-7d9f8b6c5d-x2k4q"`)
+	raw[i+1] = 'W'
+	if o.Name[0] != 'W' {
+		t.Errorf("Name did not alias raw")
+	}
+}
+
+// Extract allocates the Fields slice and the Labels slice, nothing else (performance target).
+func TestExtractAllocs(t *testing.T) {
+	s := PodSchema()
+	if n := testing.AllocsPerRun(100, func() { _, _ = s.Extract(pod4K) }); n > 2 {
+		t.Errorf("Extract allocates %v times, want ≤ 2", n)
+	}
+	noLabels := []byte(`{"metadata":{"name":"p","namespace":"n"},"spec":{"nodeName":"x"}}`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = s.Extract(noLabels) }); n > 1 {
+		t.Errorf("Extract without labels allocates %v times, want ≤ 1", n)
+	}
+}

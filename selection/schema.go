@@ -1,0 +1,371 @@
+package selection
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Schema is the set of selectable fields of one resource: the names a field selector may use,
+// where each value comes from in the JSON, and the position of each value in Object.Fields.
+//
+// A Schema is immutable: WithField returns a new Schema and leaves the receiver untouched, so a
+// cache can publish a new schema while records extracted under the old one stay valid. Positions
+// are append-only: a field keeps its position in every schema derived from the one that
+// introduced it, so values extracted under an older schema are a prefix of those extracted under
+// a newer one. Any number of goroutines may use a Schema concurrently.
+//
+// Build one with NewSchema, CustomResourceSchema, PodSchema, NodeSchema or SchemaFor; the zero
+// value is not usable.
+type Schema struct {
+	namespaced bool
+	// generic selects the unknown-field message of kinds without a field-label conversion of
+	// their own (runtime.DefaultMetaV1FieldSelectorConversion, rule 4.3).
+	generic bool
+	fields  []field
+	names   map[string]int // every accepted field label (aliases included) → position
+	plan    *node          // the extraction plan: which keys to visit in one pass, and what to do there
+
+	// positions of the values Extract derives after the pass (-1 when absent)
+	namePos, nsPos, podIPPos, saPos int
+	bools                           []int // positions of kindBool fields: "false" unless the JSON says true
+}
+
+// field is one selectable field.
+type field struct {
+	name string
+	path string // where the value is, in gjson path syntax relative to the object
+	kind fieldKind
+}
+
+// fieldKind says how Extract computes a field's value.
+type fieldKind uint8
+
+const (
+	// kindPath: the value at path, rendered by render (string → itself, number → its text,
+	// true/false → "true"/"false", missing/null → "", object/array → its JSON text).
+	kindPath fieldKind = iota
+	// kindName: metadata.name (Object.Name).
+	kindName
+	// kindNamespace: metadata.namespace (Object.Namespace).
+	kindNamespace
+	// kindBool: a typed bool of the API: "true" if the JSON value is true, else "false" — the
+	// zero value of a missing field is false, not "" (strconv.FormatBool in the strategies).
+	kindBool
+	// kindPodIP: status.podIP, else status.podIPs[0].ip, else "" (rule 4.4; see PodSchema).
+	kindPodIP
+	// kindServiceAccount: spec.serviceAccountName, else the deprecated spec.serviceAccount.
+	kindServiceAccount
+	// kindAbsent: accepted by the field-label conversion but absent from the object's field
+	// set, so its value is always "" (status.podIPs of pods, rule 4.4; metadata.namespace of
+	// cluster-scoped kinds without a conversion of their own).
+	kindAbsent
+)
+
+// NewSchema returns the schema of a kind without a field-label conversion of its own: namespaced
+// kinds select on metadata.name and metadata.namespace; cluster-scoped kinds on metadata.name,
+// and accept metadata.namespace whose value is always "" (so `metadata.namespace=` matches every
+// object and `metadata.namespace=x` none), as runtime.DefaultMetaV1FieldSelectorConversion and
+// storage.DefaultClusterScopedAttr do together (rules 4.3, 4.4). Unknown fields get the message
+// `"<f>" is not a known field selector: only "metadata.name", "metadata.namespace"` until a
+// field is registered with WithField.
+func NewSchema(namespaced bool) *Schema {
+	fs := []field{{name: "metadata.name", path: "metadata.name", kind: kindName}}
+	if namespaced {
+		fs = append(fs, field{name: "metadata.namespace", path: "metadata.namespace", kind: kindNamespace})
+	} else {
+		fs = append(fs, field{name: "metadata.namespace", kind: kindAbsent})
+	}
+	return newSchema(namespaced, true, fs, nil)
+}
+
+// CustomResourceSchema returns the schema of a custom resource before any selectableFields are
+// registered (add them with WithField). The apiextensions-apiserver's conversion accepts
+// metadata.name, and metadata.namespace only for namespaced resources, and answers anything else
+// with "field label not supported: <f>" (apiextensions-apiserver crConverter.ConvertFieldLabel).
+func CustomResourceSchema(namespaced bool) *Schema {
+	fs := []field{{name: "metadata.name", path: "metadata.name", kind: kindName}}
+	if namespaced {
+		fs = append(fs, field{name: "metadata.namespace", path: "metadata.namespace", kind: kindNamespace})
+	}
+	return newSchema(namespaced, false, fs, nil)
+}
+
+// PodSchema returns the schema of core/v1 pods (rules 4.3, 4.4): the field labels accepted by
+// the pod conversion, valued as pod.ToSelectableFields values the internal object decoded from
+// the JSON:
+//
+//	metadata.name, metadata.namespace
+//	spec.nodeName, spec.restartPolicy, spec.schedulerName, status.phase, status.nominatedNodeName
+//	spec.serviceAccountName   spec.serviceAccountName, else the deprecated spec.serviceAccount (v1→internal conversion)
+//	spec.hostNetwork          "true" or "false" (missing = "false")
+//	status.podIP              status.podIP when set, else status.podIPs[0].ip, else "" (v1→internal
+//	                          conversion makes podIP authoritative, then the field set takes podIPs[0])
+//	status.podIPs             accepted but never in the field set: always "", so `status.podIPs=x`
+//	                          matches nothing and `status.podIPs!=x` everything
+//
+// spec.host is an alias: ParseFields rewrites it to spec.nodeName. Unknown fields get
+// "field label not supported: <f>".
+//
+// No API defaults are applied: a pod whose JSON lacks spec.restartPolicy has the value "", not
+// "Always". Objects read from an apiserver or etcd carry their defaults, and the cache serves
+// the bytes it stores, so selecting on what is in them is the consistent choice.
+func PodSchema() *Schema {
+	return newSchema(true, false, []field{
+		{name: "metadata.name", path: "metadata.name", kind: kindName},
+		{name: "metadata.namespace", path: "metadata.namespace", kind: kindNamespace},
+		{name: "spec.nodeName", path: "spec.nodeName"},
+		{name: "spec.restartPolicy", path: "spec.restartPolicy"},
+		{name: "spec.schedulerName", path: "spec.schedulerName"},
+		{name: "spec.serviceAccountName", path: "spec.serviceAccountName", kind: kindServiceAccount},
+		{name: "spec.hostNetwork", path: "spec.hostNetwork", kind: kindBool},
+		{name: "status.phase", path: "status.phase"},
+		{name: "status.podIP", path: "status.podIP", kind: kindPodIP},
+		{name: "status.nominatedNodeName", path: "status.nominatedNodeName"},
+		{name: "status.podIPs", kind: kindAbsent},
+	}, map[string]string{"spec.host": "spec.nodeName"})
+}
+
+// NodeSchema returns the schema of core/v1 nodes, a cluster-scoped kind: metadata.name and
+// spec.unschedulable ("true" or "false", missing = "false"). Unknown fields, metadata.namespace
+// included, get "field label not supported: <f>".
+func NodeSchema() *Schema {
+	return newSchema(false, false, []field{
+		{name: "metadata.name", path: "metadata.name", kind: kindName},
+		{name: "spec.unschedulable", path: "spec.unschedulable", kind: kindBool},
+	}, nil)
+}
+
+// SchemaFor returns the built-in schema of a resource (by its plural name): PodSchema for
+// "pods", NodeSchema for "nodes", NewSchema(namespaced) for anything else.
+func SchemaFor(resource string, namespaced bool) *Schema {
+	switch resource {
+	case "pods":
+		return PodSchema()
+	case "nodes":
+		return NodeSchema()
+	}
+	return NewSchema(namespaced)
+}
+
+func newSchema(namespaced, generic bool, fs []field, aliases map[string]string) *Schema {
+	s := &Schema{namespaced: namespaced, generic: generic, fields: fs, names: make(map[string]int, len(fs)+len(aliases))}
+	for i, f := range fs {
+		s.names[f.name] = i
+	}
+	for alias, target := range aliases {
+		s.names[alias] = s.names[target]
+	}
+	s.compile()
+	return s
+}
+
+// WithField returns a copy of s that also selects on the field name, valued by the gjson path
+// (github.com/tidwall/gjson syntax, relative to the object): like a CRD's selectableFields, but
+// any path, e.g. "spec.replicas", "metadata.labels.app" or `status.conditions.#(type=="Ready").status`.
+// The value is rendered as: string → the string; number → its JSON text; true/false →
+// "true"/"false"; missing or null → ""; object or array → its JSON text.
+//
+// The new field takes the next position (s.NumFields()); every existing field keeps its
+// position. Unknown fields of the returned schema get "field label not supported: <f>", as for
+// a custom resource with selectableFields. s itself is not modified.
+//
+// Errors (wrapping ErrInvalidField): empty name; a name no field selector can spell (containing
+// ',' or '=', or ending in '!'); a name s already accepts (aliases included); empty path.
+//
+// Paths whose leading components are plain keys ([A-Za-z0-9_/-]) are served by Extract's single
+// pass; the rest of a path (from its first wildcard, escape, query or modifier) is evaluated by
+// gjson on the sub-object already found, so only a path that is not plain from its very first
+// component re-scans the object from its first byte.
+func (s *Schema) WithField(name, path string) (*Schema, error) {
+	switch {
+	case name == "":
+		return nil, fmt.Errorf("%w: empty field name", ErrInvalidField)
+	case strings.ContainsAny(name, ",=") || strings.HasSuffix(name, "!"):
+		// The parser splits terms at ',' and a term at its first "!=", "==" or "=".
+		return nil, fmt.Errorf("%w: no field selector can spell the name %q", ErrInvalidField, name)
+	case path == "":
+		return nil, fmt.Errorf("%w: field %q has an empty path", ErrInvalidField, name)
+	}
+	if _, dup := s.names[name]; dup {
+		return nil, fmt.Errorf("%w: field %q is already selectable", ErrInvalidField, name)
+	}
+	out := &Schema{
+		namespaced: s.namespaced,
+		fields:     append(slices.Clip(s.fields), field{name: name, path: path, kind: kindPath}),
+		names:      maps.Clone(s.names),
+	}
+	out.names[name] = len(out.fields) - 1
+	out.compile()
+	return out, nil
+}
+
+// NumFields returns the number of field positions, i.e. the length of Object.Fields.
+func (s *Schema) NumFields() int { return len(s.fields) }
+
+// Field returns the position of a field by any name a field selector may use for it (aliases
+// such as spec.host included).
+func (s *Schema) Field(name string) (int, bool) {
+	i, ok := s.names[name]
+	return i, ok
+}
+
+// FieldName returns the canonical name of the field at position i. It panics if i is out of
+// range.
+func (s *Schema) FieldName(i int) string { return s.fields[i].name }
+
+// FieldPath returns the gjson path the value of field i is read from ("" for a field whose value
+// is always "", such as status.podIPs). Built-in fields with derived values (status.podIP,
+// spec.serviceAccountName, booleans) report their primary path.
+func (s *Schema) FieldPath(i int) string { return s.fields[i].path }
+
+// Namespaced reports whether the resource is namespaced.
+func (s *Schema) Namespaced() bool { return s.namespaced }
+
+// known returns the accepted field names, sorted (for UnsupportedFieldError.Known).
+func (s *Schema) known() []string {
+	return slices.Sorted(maps.Keys(s.names))
+}
+
+// node is one JSON object key of the extraction plan: what to do with its value (acts) and which
+// of its own keys to visit (kids). Extract walks the object once with gjson's ForEach, descending
+// only into keys that have a node.
+type node struct {
+	keys []string
+	kids []*node
+	acts []act
+	// deep repeats, with paths relative to this node, the acts of every descendant: they are
+	// evaluated with gjson.Get when this node's value is not an object (e.g. an array indexed by
+	// a numeric path component), the one case a ForEach descent cannot serve.
+	deep []act
+	// meta marks the metadata object, which must be present and an object.
+	meta bool
+}
+
+// act is one thing to do with a value: if path is set, first take gjson.Get(value, path).
+type act struct {
+	kind actKind
+	pos  int
+	path string
+}
+
+type actKind uint8
+
+const (
+	actValue     actKind = iota // Fields[pos] = render(value)
+	actBool                     // Fields[pos] = "true"/"false" for JSON true/false
+	actName                     // Object.Name
+	actNamespace                // Object.Namespace
+	actRV                       // Object.ResourceVersion
+	actLabels                   // Object.Labels, Object.LabelsRaw
+	actPodIP                    // status.podIP
+	actPodIPs                   // status.podIPs[0].ip
+	actSAName                   // spec.serviceAccountName
+	actSA                       // spec.serviceAccount
+)
+
+func (n *node) child(key string) *node {
+	for i := range n.keys {
+		if n.keys[i] == key {
+			return n.kids[i]
+		}
+	}
+	return nil
+}
+
+func (n *node) add(key string) *node {
+	if c := n.child(key); c != nil {
+		return c
+	}
+	c := &node{}
+	n.keys = append(n.keys, key)
+	n.kids = append(n.kids, c)
+	return c
+}
+
+// compile builds the extraction plan and the derived positions from s.fields.
+func (s *Schema) compile() {
+	s.namePos, s.nsPos, s.podIPPos, s.saPos = -1, -1, -1, -1
+	s.bools = nil
+	root := &node{}
+	meta := root.add("metadata")
+	meta.meta = true
+	meta.add("name").acts = []act{{kind: actName}}
+	meta.add("namespace").acts = []act{{kind: actNamespace}}
+	meta.add("resourceVersion").acts = []act{{kind: actRV}}
+	meta.add("labels").acts = []act{{kind: actLabels}}
+
+	for i, f := range s.fields {
+		switch f.kind {
+		case kindName:
+			s.namePos = i
+		case kindNamespace:
+			s.nsPos = i
+		case kindAbsent:
+		case kindPodIP:
+			s.podIPPos = i
+			s.place(root, "status.podIP", act{kind: actPodIP})
+			s.place(root, "status.podIPs", act{kind: actPodIPs})
+		case kindServiceAccount:
+			s.saPos = i
+			s.place(root, "spec.serviceAccountName", act{kind: actSAName})
+			s.place(root, "spec.serviceAccount", act{kind: actSA})
+		case kindBool:
+			s.bools = append(s.bools, i)
+			s.place(root, f.path, act{kind: actBool, pos: i})
+		default:
+			s.place(root, f.path, act{kind: actValue, pos: i})
+		}
+	}
+	s.plan = root
+}
+
+// place adds a to the plan at path: at the node of the path's plain leading components, with the
+// rest of the path (if any) left for gjson.Get on that node's value, and repeated in the deep
+// list of every intermediate node.
+func (s *Schema) place(root *node, path string, a act) {
+	comps, rest := splitPath(path)
+	n := root
+	for d, c := range comps {
+		if d > 0 && (a.kind == actValue || a.kind == actBool) {
+			rel := strings.Join(comps[d:], ".")
+			if rest != "" {
+				rel += "." + rest
+			}
+			n.deep = append(n.deep, act{kind: a.kind, pos: a.pos, path: rel})
+		}
+		n = n.add(c)
+	}
+	a.path = rest
+	n.acts = append(n.acts, a)
+}
+
+// splitPath splits a gjson path into its leading plain components — keys made only of
+// [A-Za-z0-9_/-], which gjson matches literally and which a ForEach descent can therefore serve —
+// and the remainder, starting at the first component that is not plain (a wildcard, an escape, a
+// query, a modifier, an empty component). gjson evaluates "a.b.<rest>" component by component, so
+// it equals gjson.Get(value of a.b, rest).
+func splitPath(p string) (comps []string, rest string) {
+	i := 0
+	for i < len(p) {
+		j := i
+		for j < len(p) && plain(p[j]) {
+			j++
+		}
+		switch {
+		case j == len(p) && j > i:
+			return append(comps, p[i:]), ""
+		case j > i && p[j] == '.' && j+1 < len(p):
+			comps = append(comps, p[i:j])
+			i = j + 1
+		default:
+			return comps, p[i:]
+		}
+	}
+	return comps, ""
+}
+
+func plain(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '/'
+}
