@@ -45,13 +45,9 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	}
 	pl := makePlan(st, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
 	pred := newPredicate(st.schema, c.labels.Load(), q.labels, q.fields)
-	recs, more := st.collect(pl, pred, r.limit)
-	res := &ListResult{Items: make([][]byte, len(recs)), ResourceVersion: rv}
-	for i, rec := range recs {
-		res.Items[i] = rec.raw
-	}
+	items, last, more := st.collect(pl, pred, r.limit)
+	res := &ListResult{Items: items, ResourceVersion: rv}
 	if more {
-		last := recs[len(recs)-1].key
 		res.Continue = encodeContinue(last+"\x00", q.prefix, int64(rv))
 		if pred.empty() {
 			n := st.countAfter(q.prefix, last)

@@ -46,24 +46,36 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 		pl.only = prefix + name
 		pl.start = max(pl.start, pl.only)
 	}
-	best := -1
+	if pl.only != "" {
+		return pl // a single key: nothing is cheaper
+	}
+	var cands []candidate
 	for _, t := range f.Exact() {
-		pl.consider(st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}), t.Value, &best)
+		if si := st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}); si != nil {
+			cands = append(cands, candidate{si, t.Value})
+		}
 	}
 	for _, t := range l.Exact() {
-		pl.consider(st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}), t.Value, &best)
+		if si := st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}); si != nil {
+			cands = append(cands, candidate{si, t.Value})
+		}
+	}
+	best := -1
+	for _, c := range cands {
+		if len(cands) == 1 {
+			pl.si, pl.value = c.si, c.value
+			break
+		}
+		if n := c.si.idx.Count(c.value, probeCap); best < 0 || n < best {
+			pl.si, pl.value, best = c.si, c.value, n
+		}
 	}
 	return pl
 }
 
-func (pl *plan) consider(si *stateIndex, value string, best *int) {
-	if si == nil || pl.only != "" {
-		return
-	}
-	n := si.idx.Count(value, probeCap)
-	if *best < 0 || n < *best {
-		pl.si, pl.value, *best = si, value, n
-	}
+type candidate struct {
+	si    *stateIndex
+	value string
 }
 
 // inRange reports whether key is still inside the plan's range (keys arrive in ascending order).
@@ -89,24 +101,24 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 	})
 }
 
-// collect returns up to limit (0: all) matching records in key order, and whether another key of
-// the range follows the last one returned (rule 2.6: then a continue token is due, even if no
-// further key will match).
-func (st *state) collect(pl plan, pred *predicate, limit int64) (out []*record, more bool) {
-	if limit > 0 {
-		out = make([]*record, 0, min(limit, 1024))
-	}
+// collect returns up to limit (0: all) matching records' bytes in key order, the key of the last
+// one, and whether another key of the range follows it (rule 2.6: then a continue token is due,
+// even if no further key will match). The result slice starts small and grows: a page of 500
+// pointers allocated up front costs more than a 20-item indexed page itself.
+func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, last string, more bool) {
+	out = make([][]byte, 0, 16)
 	st.walk(pl, func(it item) bool {
 		if limit > 0 && int64(len(out)) == limit {
 			more = true
 			return false
 		}
 		if pred.matchItem(it) {
-			out = append(out, it.rec)
+			out = append(out, it.rec.raw)
+			last = it.key
 		}
 		return true
 	})
-	return out, more
+	return out, last, more
 }
 
 // countAfter counts the keys of prefix strictly after key (remainingItemCount, rule 2.7). For an

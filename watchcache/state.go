@@ -7,10 +7,11 @@ import (
 	"github.com/watchcache/watchcache/selection"
 )
 
-// storeDegree is the store B-tree's degree: measured best for insert (658 ns vs 808 at 16 and 718
-// at 64) with a page of 500 in 4.2 µs (reference/feasibility.md). Larger degrees page faster but
-// copy more bytes per write after each snapshot clone.
-const storeDegree = 32
+// storeDegree is the store B-tree's degree. Without snapshots degree 32 inserts fastest
+// (reference/feasibility.md: 658 ns vs 808 at 16), but every event clones the tree and its write
+// copies the nodes on its path: with 32-byte items a degree-16 node is 1 KiB instead of 2 KiB, and
+// BenchmarkApply measured degree 16 ≈1.5–2× faster per event than 32, while a page of 500 is as fast.
+const storeDegree = 16
 
 // state is the cache's content at one resourceVersion: the store, the namespace counts and the
 // indexes, all B-trees. A published state is immutable and may be read by any number of
