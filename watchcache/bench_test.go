@@ -26,8 +26,8 @@ type benchFixture struct {
 	churn   *testdata.Churn
 	rv      uint64
 	rawSize int64
-	oldTok  string // a continue token from a page 10,000 events old
-	oldIdx  string // an indexed continue token 10,000 events old
+	oldTok  string  // a continue token from a page 10,000 events old
+	oldIdx  string  // an indexed continue token 10,000 events old
 	pending []Event // generated churn events not applied yet
 }
 
