@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// shutdownTimeout bounds how long serve waits for requests in flight when it stops. Watches end
+// at once (their caches stop first); a list in flight takes milliseconds.
+const shutdownTimeout = 5 * time.Second
+
+// podIndexes are the indexes serve registers on pods: the apiserver's own (spec.nodeName, rule
+// 4.7), and a label index on app, the label most selectors of the generated cluster name.
+var podIndexes = []index.Spec{
+	{Kind: index.Field, Name: "spec.nodeName"},
+	{Kind: index.Label, Name: "app"},
+}
+
+// serve runs the API server until ctx ends.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	var sf sourceFlags
+	fs.IntVar(&sf.gen.Pods, "pods", 10000, "pods in the generated cluster")
+	fs.IntVar(&sf.gen.Nodes, "nodes", 500, "nodes in the generated cluster")
+	fs.IntVar(&sf.gen.Namespaces, "namespaces", 20, "namespaces in the generated cluster")
+	fs.Int64Var(&sf.gen.Seed, "seed", 1, "seed of the generated cluster")
+	fs.Float64Var(&sf.churn, "churn", 50, "pod changes per second (0: none)")
+	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API's read path from watch caches.\nPrints the server's URL as the first line of output.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	src, err := newSource(sf, log)
+	if err != nil {
+		return err
+	}
+
+	// Bind first, so that a bad address fails before a long load.
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+
+	cs, srv, err := build(src, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, c := range cs {
+			c.Stop()
+		}
+	}()
+	if err := src.Load(ctx, cs); err != nil {
+		return err
+	}
+	for _, spec := range podIndexes {
+		if c, ok := cs["pods"]; ok {
+			if err := c.AddIndex(spec); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Requests derive their context from base: cancelling it ends the watches in flight.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String()
+	if _, err := fmt.Fprintln(stdout, url); err != nil {
+		return err
+	}
+	log.Info("serving", "url", url, "example", "kubectl --server "+url+" get pods -A --chunk-size=500")
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	runErr := make(chan error, 1)
+	go func() { runErr <- src.Run(runCtx, cs) }()
+
+	// Whichever ends first, stop the rest; the channels are buffered, so a value read here is
+	// put back for the collection below.
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-serveErr:
+		serveErr <- err
+	case err := <-runErr:
+		runErr <- err
+	}
+	var failure error
+	stopRun()
+	if err := <-runErr; err != nil {
+		failure = fmt.Errorf("source: %w", err)
+	}
+	cancelBase()
+	for _, c := range cs {
+		c.Stop()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && failure == nil {
+		failure = fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && failure == nil {
+		failure = fmt.Errorf("serve: %w", err)
+	}
+	return failure
+}
+
+// build creates a cache per resource of the source and a server registering them.
+func build(src source, log *slog.Logger) (caches, *kubeapi.Server, error) {
+	cs := caches{}
+	srv := kubeapi.NewServer(kubeapi.Options{Logger: log})
+	for _, info := range src.Resources() {
+		c := watchcache.New(watchcache.Options{
+			Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
+		})
+		if err := srv.Register(info, c); err != nil {
+			return nil, nil, err
+		}
+		cs[info.Resource] = c
+	}
+	return cs, srv, nil
+}
+
+// newLogger returns a text logger on w at the named level.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}

@@ -1,0 +1,20 @@
+// Package kubeapi serves the Kubernetes REST read path from watch caches: an http.Handler that
+// answers discovery, list, get and watch requests the way a kube-apiserver 1.37 does, so that
+// kubectl, client-go (clientsets, pagers, reflectors, informers, discovery) and plain HTTP clients
+// can read from a watchcache.Cache as they read from a cluster.
+//
+// A Server holds one Cache per resource (Register). Each request is parsed with the apiserver's
+// own parameter conversions and answered by the cache's List, Get or Watch, whose errors become
+// the apiserver's Status through watchcache.ToStatus — with the same codes, messages, causes,
+// continue tokens and Retry-After headers (rules 2.9, 3.4, 3.7 of reference/apiserver-semantics.md).
+//
+// Responses are spliced, not re-encoded: a list is written item by item from the cache's stored
+// bytes through a small buffer, so a page costs a copy of its bytes and nothing per object; a
+// watch is a chunked stream of {"type":...,"object":...} lines flushed as events arrive. When
+// kubectl asks for a Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io), rows are
+// printed from the stored JSON with gjson by the resource's Printer: PodPrinter, NodePrinter and
+// NamespacePrinter reproduce kubectl's columns; DefaultPrinter shows NAME and AGE.
+//
+// Only reads are served: other methods get 405, unknown paths 404. Discovery is the legacy
+// (unaggregated) form; kubectl and client-go fall back to it.
+package kubeapi

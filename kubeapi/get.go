@@ -1,0 +1,68 @@
+package kubeapi
+
+import (
+	"bufio"
+	"net/http"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+)
+
+// serveObject serves a get of one object, or a watch of it (?watch=true or a /watch/ path).
+//
+// Rule 4.5: a request naming an object may carry a field selector only if it selects that name
+// (`metadata.name=<name>`), else 400 `fieldSelector metadata.name doesn't match requested name`.
+// The apiserver checks this for named lists and watches; here a get is held to it as well.
+func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string, watchPath bool) {
+	req, ok := s.parseRequest(w, r, res, namespace, name)
+	if !ok {
+		return
+	}
+	if fs := req.opts.FieldSelector; fs != "" {
+		sel, err := fields.ParseSelector(fs)
+		if err != nil {
+			writeStatus(w, apierrors.NewBadRequest(err.Error()))
+			return
+		}
+		if v, ok := sel.RequiresExactMatch("metadata.name"); !ok || v != name {
+			writeStatus(w, apierrors.NewBadRequest("fieldSelector metadata.name doesn't match requested name"))
+			return
+		}
+	} else {
+		req.opts.FieldSelector = "metadata.name=" + fields.EscapeValue(name)
+	}
+	if req.opts.Watch || watchPath {
+		s.serveWatch(w, r, req)
+		return
+	}
+	obj, _, err := res.cache.Get(r.Context(), namespace, name, req.opts.ResourceVersion)
+	if err != nil {
+		writeStatus(w, statusOf(res, err))
+		return
+	}
+	w.Header().Set("Content-Type", req.out.contentType())
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, bodyBuffer)
+	if req.out.format == formatTable {
+		t := s.newTable(req)
+		t.writeHead(bw, objectMeta(obj), true)
+		t.writeRow(bw, obj)
+		t.writeTail(bw)
+	} else {
+		bw.Write(res.withKind(obj))
+	}
+	bw.WriteByte('\n')
+	_ = bw.Flush()
+}
+
+// objectMeta is the metadata of a Table of one object: the object's resourceVersion, as the
+// apiserver's table convertor sets it.
+func objectMeta(obj []byte) []byte {
+	rv := gjson.GetBytes(obj, "metadata.resourceVersion").String()
+	if rv == "" {
+		return []byte("{}")
+	}
+	b := append([]byte(`{"resourceVersion":`), jsonString(rv)...)
+	return append(b, '}')
+}

@@ -1,0 +1,171 @@
+package kubeapi
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// bodyBuffer is the size of the buffer a list or watch body is written through: large enough
+// that a page of 500 pods (≈2 MB) goes out in ~60 writes, small enough to cost nothing per request.
+const bodyBuffer = 32 << 10
+
+// paramCodec decodes query parameters into metav1.ListOptions with the conversions the apiserver
+// uses (url.Values → v1.ListOptions), so that malformed values get its messages, e.g.
+// `strconv.ParseInt: parsing "abc": invalid syntax` for limit=abc, and `watch=1` means true.
+var paramCodec = func() runtime.ParameterCodec {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, metav1.SchemeGroupVersion)
+	return runtime.NewParameterCodec(s)
+}()
+
+// decodeListOptions reads the list/watch query parameters: labelSelector, fieldSelector, watch,
+// allowWatchBookmarks, resourceVersion, resourceVersionMatch, timeoutSeconds, limit, continue,
+// sendInitialEvents. A malformed value is a 400 BadRequest with the conversion's message.
+func decodeListOptions(q url.Values) (metav1.ListOptions, error) {
+	var o metav1.ListOptions
+	if err := paramCodec.DecodeParameters(q, metav1.SchemeGroupVersion, &o); err != nil {
+		return o, apierrors.NewBadRequest(err.Error())
+	}
+	return o, nil
+}
+
+// request is what a resource request asks for, once its path and parameters are parsed.
+type request struct {
+	res       *resource
+	namespace string
+	opts      metav1.ListOptions
+	out       output
+	include   string // includeObject of a Table request
+}
+
+// parseRequest negotiates the representation and decodes the parameters, in the apiserver's
+// order (406 before 400). A get (a named request without watch) reads only resourceVersion and
+// fieldSelector, as the apiserver decodes only GetOptions for it.
+func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string) (*request, bool) {
+	out, ok := negotiate(r.Header.Get("Accept"))
+	if !ok {
+		writeStatus(w, notAcceptable("application/json", "application/json;as=Table;v=v1;g=meta.k8s.io"))
+		return nil, false
+	}
+	q := r.URL.Query()
+	req := &request{res: res, namespace: namespace, out: out}
+	if _, watch := q["watch"]; name != "" && !watch {
+		req.opts.ResourceVersion, req.opts.FieldSelector = q.Get("resourceVersion"), q.Get("fieldSelector")
+	} else {
+		opts, err := decodeListOptions(q)
+		if err != nil {
+			writeStatus(w, statusOf(res, err))
+			return nil, false
+		}
+		req.opts = opts
+	}
+	if out.format == formatTable {
+		req.include = q.Get("includeObject")
+		if err := checkInclude(req.include); err != nil {
+			writeStatus(w, apierrors.NewBadRequest(err.Error()))
+			return nil, false
+		}
+	}
+	return req, true
+}
+
+// serveCollection serves a list, or a watch when asked for (?watch=true or a /watch/ path).
+func (s *Server) serveCollection(w http.ResponseWriter, r *http.Request, res *resource, namespace string, watchPath bool) {
+	req, ok := s.parseRequest(w, r, res, namespace, "")
+	if !ok {
+		return
+	}
+	if req.opts.Watch || watchPath {
+		s.serveWatch(w, r, req)
+		return
+	}
+	s.serveList(w, r, req)
+}
+
+// serveList answers one page of a list. Items are the cache's bytes, spliced into the list
+// document as they are written: no object is decoded or copied (rule 6.5: `items: []` when
+// empty). Table lists decode what their columns need, with gjson.
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request) {
+	o := req.opts
+	page, err := req.res.cache.List(r.Context(), watchcache.ListOptions{
+		Namespace:            req.namespace,
+		LabelSelector:        o.LabelSelector,
+		FieldSelector:        o.FieldSelector,
+		ResourceVersion:      o.ResourceVersion,
+		ResourceVersionMatch: string(o.ResourceVersionMatch),
+		Limit:                o.Limit,
+		Continue:             o.Continue,
+		SendInitialEvents:    o.SendInitialEvents,
+	})
+	if err != nil {
+		writeStatus(w, statusOf(req.res, err))
+		return
+	}
+	w.Header().Set("Content-Type", req.out.contentType())
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, bodyBuffer)
+	meta := listMeta(page.ResourceVersion, page.Continue, page.RemainingItemCount)
+	if req.out.format == formatTable {
+		t := s.newTable(req)
+		t.writeHead(bw, meta, true)
+		for _, item := range page.Items {
+			t.writeRow(bw, item)
+		}
+		t.writeTail(bw)
+	} else {
+		bw.WriteString(`{"kind":`)
+		bw.Write(jsonString(req.res.info.ListKind))
+		bw.WriteString(`,"apiVersion":`)
+		bw.Write(jsonString(req.res.gv))
+		bw.WriteString(`,"metadata":`)
+		bw.Write(meta)
+		bw.WriteString(`,"items":[`)
+		for i, item := range page.Items {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.Write(item)
+		}
+		bw.WriteString("]}")
+	}
+	bw.WriteByte('\n')
+	_ = bw.Flush() // a failed write means the client went away: nothing left to tell it
+}
+
+// newTable prepares a Table writer for a request.
+func (s *Server) newTable(req *request) *table {
+	return &table{res: req.res, version: req.out.tableVersion, include: req.include, now: s.opts.Now()}
+}
+
+// listMeta encodes a list's metadata as the apiserver does: resourceVersion, then continue and
+// remainingItemCount when set.
+func listMeta(rv uint64, cont string, remaining *int64) []byte {
+	b := make([]byte, 0, 64+len(cont))
+	b = append(b, `{"resourceVersion":"`...)
+	b = strconv.AppendUint(b, rv, 10)
+	b = append(b, '"')
+	if cont != "" {
+		b = append(b, `,"continue":`...)
+		b = append(b, jsonString(cont)...)
+	}
+	if remaining != nil {
+		b = append(b, `,"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *remaining, 10)
+	}
+	return append(b, '}')
+}
+
+// jsonString encodes a string as a JSON string.
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s) // a string always marshals
+	return b
+}

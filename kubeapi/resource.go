@@ -1,0 +1,140 @@
+package kubeapi
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// ResourceInfo describes a resource as discovery shows it and as its URLs and responses name it.
+// It is a plain value; Register copies it.
+type ResourceInfo struct {
+	// Group is the API group, "" for the core group served under /api/v1.
+	Group string
+	// Version is the API version, e.g. "v1".
+	Version string
+	// Resource is the plural resource name used in URLs, e.g. "pods".
+	Resource string
+	// SingularName is the singular name, e.g. "pod"; "" means the lower-case Kind.
+	SingularName string
+	// Kind is the kind of one object, e.g. "Pod"; it names watch bookmarks and objects stored
+	// without a kind.
+	Kind string
+	// ListKind is the kind of a list, e.g. "PodList"; "" means Kind + "List".
+	ListKind string
+	// Namespaced says whether objects live in namespaces (/namespaces/{ns}/{resource}/{name}).
+	Namespaced bool
+	// ShortNames are kubectl's abbreviations, e.g. "po".
+	ShortNames []string
+	// Categories group resources for kubectl, e.g. "all".
+	Categories []string
+	// Verbs are the verbs discovery advertises; nil means get, list and watch (all this server does).
+	Verbs []string
+	// Printer renders the resource as a Table for kubectl get; nil means DefaultPrinter (name, age).
+	Printer *Printer
+}
+
+// GroupVersion returns the apiVersion of the resource's objects: "v1" for the core group,
+// "group/version" otherwise.
+func (i ResourceInfo) GroupVersion() string {
+	if i.Group == "" {
+		return i.Version
+	}
+	return i.Group + "/" + i.Version
+}
+
+// withDefaults fills the derived fields and checks the required ones.
+func (i ResourceInfo) withDefaults() (ResourceInfo, error) {
+	var errs []error
+	if i.Version == "" {
+		errs = append(errs, errors.New("version is empty"))
+	}
+	if i.Resource == "" || strings.ContainsAny(i.Resource, "/%") {
+		errs = append(errs, fmt.Errorf("invalid resource name %q", i.Resource))
+	}
+	if i.Kind == "" {
+		errs = append(errs, errors.New("kind is empty"))
+	}
+	if strings.Contains(i.Group, "/") {
+		errs = append(errs, fmt.Errorf("invalid group %q", i.Group))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return i, err
+	}
+	if i.ListKind == "" {
+		i.ListKind = i.Kind + "List"
+	}
+	if i.SingularName == "" {
+		i.SingularName = strings.ToLower(i.Kind)
+	}
+	if i.Verbs == nil {
+		i.Verbs = []string{"get", "list", "watch"}
+	}
+	if i.Printer == nil {
+		i.Printer = DefaultPrinter()
+	}
+	i.ShortNames = append([]string(nil), i.ShortNames...)
+	i.Categories = append([]string(nil), i.Categories...)
+	i.Verbs = append([]string(nil), i.Verbs...)
+	return i, nil
+}
+
+// checkCache verifies that a cache holds the resource the info describes: same plural name, group
+// and scope (the cache's keys and selectable fields depend on them).
+func (i ResourceInfo) checkCache(c *watchcache.Cache) error {
+	r := c.Resource()
+	if r.Name != i.Resource || r.Group != i.Group || r.Namespaced != i.Namespaced {
+		return fmt.Errorf("kubeapi: cache holds %+v, not %s.%s (namespaced=%t)", r, i.Resource, i.Group, i.Namespaced)
+	}
+	return nil
+}
+
+// CoreResources returns the descriptions of common core/v1 resources — pods, nodes, namespaces,
+// configmaps, secrets, services, endpoints, events, serviceaccounts, persistentvolumes,
+// persistentvolumeclaims — with their kinds, scope, short names and categories as a
+// kube-apiserver 1.37 advertises them, and Table printers for pods, nodes and namespaces.
+// The slice is new on every call.
+func CoreResources() []ResourceInfo {
+	core := func(resource, kind string, namespaced bool, short []string, categories ...string) ResourceInfo {
+		return ResourceInfo{
+			Version: "v1", Resource: resource, Kind: kind, Namespaced: namespaced,
+			ShortNames: short, Categories: categories,
+		}
+	}
+	rs := []ResourceInfo{
+		core("pods", "Pod", true, []string{"po"}, "all"),
+		core("nodes", "Node", false, []string{"no"}),
+		core("namespaces", "Namespace", false, []string{"ns"}),
+		core("configmaps", "ConfigMap", true, []string{"cm"}),
+		core("secrets", "Secret", true, nil),
+		core("services", "Service", true, []string{"svc"}, "all"),
+		core("endpoints", "Endpoints", true, []string{"ep"}),
+		core("events", "Event", true, []string{"ev"}),
+		core("serviceaccounts", "ServiceAccount", true, []string{"sa"}),
+		core("persistentvolumes", "PersistentVolume", false, []string{"pv"}),
+		core("persistentvolumeclaims", "PersistentVolumeClaim", true, []string{"pvc"}),
+	}
+	for i := range rs {
+		switch rs[i].Resource {
+		case "pods":
+			rs[i].Printer = PodPrinter()
+		case "nodes":
+			rs[i].Printer = NodePrinter()
+		case "namespaces":
+			rs[i].Printer = NamespacePrinter()
+		}
+	}
+	return rs
+}
+
+// CoreResource returns the entry of CoreResources for a plural name.
+func CoreResource(resource string) (ResourceInfo, bool) {
+	for _, r := range CoreResources() {
+		if r.Resource == resource {
+			return r, true
+		}
+	}
+	return ResourceInfo{}, false
+}

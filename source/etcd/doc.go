@@ -1,0 +1,31 @@
+// Package etcd feeds watch caches from the etcd keyspace of a kube-apiserver, as the apiserver's own
+// cacher is fed (reference/apiserver-semantics.md, "Data flow"; rules 1.8, 3.1, 3.3, 6.1).
+//
+// The apiserver must store objects as JSON (`--storage-media-type=application/json`): the value of
+// `/registry/pods/<namespace>/<name>` is then the pod's JSON with metadata.resourceVersion cleared, and
+// the object's resourceVersion is the key's etcd mod revision. A Source lists each registered prefix
+// with paged Range requests pinned at one revision and hands the objects to Cache.Replace with their
+// mod revisions written into metadata.resourceVersion; then it watches the prefix from the next
+// revision with previous values and progress notifications:
+//
+//	etcd event                            cache
+//	PUT, create revision == mod revision  Apply(ADDED, value, mod revision)
+//	PUT, otherwise                        Apply(MODIFIED, value, mod revision)
+//	DELETE                                Apply(DELETED, previous value, delete revision)
+//	progress notification                 Apply(BOOKMARK, header revision)      (rule 3.1)
+//	watch broken                          watch again from the last revision + 1, no re-list
+//	revision compacted                    Cache.SetPending, then re-list        (rule 3.6)
+//
+// Values that are not JSON — protobuf (`k8s\x00`, the apiserver's default), encrypted at rest
+// (`k8s:enc:`), CBOR — cannot be served and are skipped with a logged warning; Stats counts them.
+//
+// # Consistent reads
+//
+// A consistent read (List with resourceVersion "") first asks the source for etcd's current revision
+// and waits until the cache has reached it (rule 1.8). Pass Source.CurrentResourceVersion as
+// watchcache.Options.CurrentResourceVersion. A cache only learns that etcd moved on from events of its
+// own prefix, so a write to another resource would leave it waiting out its 3 s timeout; that is why
+// CurrentResourceVersion also makes the running source request a progress notification from etcd
+// every 100 ms until every cache has reached the revision or the wait timed out (rule 3.3), which
+// arrives as a bookmark and advances the cache's clock without a write.
+package etcd

@@ -1,0 +1,23 @@
+package etcd
+
+import "errors"
+
+// Errors of the source. Errors from etcd and from the caches are wrapped with the resource prefix and
+// revision they concern; test with errors.Is.
+var (
+	// ErrUndecodable: a value is not a JSON object — protobuf (the apiserver's default storage
+	// encoding), encrypted at rest, CBOR or empty. Such objects are skipped and counted
+	// (Stats.Skipped); the error is only logged.
+	ErrUndecodable = errors.New("etcd: value is not a JSON object")
+	// ErrRunning: Add or Run was called on a source that is already running (Run may be called once).
+	ErrRunning = errors.New("etcd: source already running")
+	// ErrNoResources: Run was called before any Add.
+	ErrNoResources = errors.New("etcd: no resources added")
+	// ErrInvalidPrefix: Add was given an empty, unclean or duplicate resource prefix.
+	ErrInvalidPrefix = errors.New("etcd: invalid resource prefix")
+	// ErrZeroRevision: etcd answered with revision 0, which no list may carry (rules 1.8, 6.4).
+	ErrZeroRevision = errors.New("etcd: the current resource version must be greater than 0")
+	// ErrNoPrevKV: a DELETE event came without the deleted value, so the cache cannot emit its DELETED
+	// event; the source re-lists.
+	ErrNoPrevKV = errors.New("etcd: delete event without previous value")
+)

@@ -1,0 +1,234 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// Defaults of Options.
+const (
+	// DefaultPathPrefix is the kube-apiserver's default --etcd-prefix.
+	DefaultPathPrefix = "/registry"
+	// DefaultPageSize is the number of keys per Range request while listing: the apiserver's cacher
+	// lists etcd in pages of 10,000 too. At ~4 KiB per pod a page is ~40 MiB, under etcd's default
+	// 2 GiB gRPC receive limit by far and large enough that a 100k-pod list takes ten round trips.
+	DefaultPageSize = 10_000
+	// DefaultProgressInterval is how often progress is requested while a consistent read waits: the
+	// apiserver's ConditionalProgressRequester ticks every 100 ms (rule 3.3).
+	DefaultProgressInterval = 100 * time.Millisecond
+	// DefaultProgressTimeout bounds how long one consistent read keeps progress requests going: the
+	// cache's own wait timeout (rule 3.3, blockTimeout = 3 s); after it the read has failed anyway.
+	DefaultProgressTimeout = 3 * time.Second
+	// DefaultLogEvery is how often a long list logs how far it got.
+	DefaultLogEvery = 5 * time.Second
+)
+
+// Options configure a Source. The zero value of every field is a sensible default.
+type Options struct {
+	// PathPrefix is the apiserver's --etcd-prefix; "" means DefaultPathPrefix.
+	PathPrefix string
+	// PageSize is the number of keys per Range request while listing; 0 means DefaultPageSize.
+	PageSize int64
+	// ProgressInterval is how often progress is requested while a consistent read waits; 0 means
+	// DefaultProgressInterval.
+	ProgressInterval time.Duration
+	// ProgressTimeout bounds how long the progress requests for one consistent read go on; 0 means
+	// DefaultProgressTimeout. Set it to the caches' WaitTimeout if that is not the default.
+	ProgressTimeout time.Duration
+	// MinRetry and MaxRetry bound the delay before a failed list is retried or a broken watch is
+	// re-established (doubling with jitter); 0 means 100 ms and 10 s.
+	MinRetry, MaxRetry time.Duration
+	// LogEvery is how often a long list logs its progress; 0 means DefaultLogEvery.
+	LogEvery time.Duration
+	// Logger receives the source's logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.PathPrefix == "" {
+		o.PathPrefix = DefaultPathPrefix
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = DefaultProgressInterval
+	}
+	if o.ProgressTimeout <= 0 {
+		o.ProgressTimeout = DefaultProgressTimeout
+	}
+	if o.MinRetry <= 0 {
+		o.MinRetry = 100 * time.Millisecond
+	}
+	if o.MaxRetry < o.MinRetry {
+		o.MaxRetry = max(10*time.Second, o.MinRetry)
+	}
+	if o.LogEvery <= 0 {
+		o.LogEvery = DefaultLogEvery
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Stats are counters of a Source since New, summed over its resources.
+type Stats struct {
+	// Lists is the number of completed (re)lists, each ending in a Cache.Replace.
+	Lists uint64
+	// Events is the number of watch events applied to a cache.
+	Events uint64
+	// Bookmarks is the number of progress notifications applied to a cache.
+	Bookmarks uint64
+	// Skipped is the number of objects left out: values that are not JSON (ErrUndecodable) and
+	// objects or events a cache rejected.
+	Skipped uint64
+	// Reconnects is the number of watches re-established after they broke, without a re-list.
+	Reconnects uint64
+	// Compactions is the number of times a watch or a list found its revision compacted; each is
+	// followed by a re-list.
+	Compactions uint64
+	// ProgressRequests is the number of progress notifications requested from etcd.
+	ProgressRequests uint64
+}
+
+type counters struct {
+	lists, events, bookmarks, skipped, reconnects, compactions, progressRequests atomic.Uint64
+}
+
+// Source feeds watch caches from etcd prefixes, one watch per prefix over one client.
+//
+// Concurrency: Add must be called before Run; Run is called once. CurrentResourceVersion and Stats
+// are safe for concurrent use at any time. The caches are written only by Run's goroutines; do not
+// feed them from elsewhere while Run runs.
+type Source struct {
+	client   *clientv3.Client
+	opts     Options
+	log      *slog.Logger
+	progress *progressRequester
+	stats    counters
+
+	mu      sync.Mutex
+	feeds   []*feed
+	running bool
+}
+
+// feed is one resource: its etcd prefix and its cache. rev is owned by the feed's goroutine.
+type feed struct {
+	resource string // the resource prefix as given to Add, e.g. "pods" or "services/specs"
+	prefix   string // the etcd key prefix, with a trailing slash: "/registry/pods/"
+	cache    *watchcache.Cache
+	log      *slog.Logger
+
+	rev     uint64 // last etcd revision applied (event, progress or list); 0: a list is needed
+	skipped int    // objects skipped so far, to rate-limit the warnings
+}
+
+// New returns a source reading through client. The client is the caller's: the source never closes it.
+func New(client *clientv3.Client, opts Options) *Source {
+	opts = opts.withDefaults()
+	s := &Source{client: client, opts: opts, log: opts.Logger}
+	s.progress = newProgressRequester(s)
+	return s
+}
+
+// Add registers a cache to feed from a resource prefix: the path under Options.PathPrefix where the
+// apiserver stores the resource (rule 6.1) — "pods", "minions" for nodes, "services/specs" for
+// services, "services/endpoints" for endpoints, "<group>/<resource>" for most other groups
+// (e.g. "deployments", "apiextensions.k8s.io/customresourcedefinitions", "<group>/<plural>" for CRs).
+// The cache must be new: the source lists into it with Replace before it watches.
+func (s *Source) Add(resourcePrefix string, c *watchcache.Cache) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return fmt.Errorf("add %q: %w", resourcePrefix, ErrRunning)
+	}
+	p := path.Clean("/" + resourcePrefix)
+	if resourcePrefix == "" || p == "/" || p[1:] != resourcePrefix {
+		return fmt.Errorf("%w: %q (want e.g. \"pods\" or \"services/specs\")", ErrInvalidPrefix, resourcePrefix)
+	}
+	prefix := path.Join("/", s.opts.PathPrefix, resourcePrefix) + "/"
+	for _, f := range s.feeds {
+		if f.prefix == prefix {
+			return fmt.Errorf("%w: %q added twice", ErrInvalidPrefix, resourcePrefix)
+		}
+	}
+	s.feeds = append(s.feeds, &feed{
+		resource: resourcePrefix,
+		prefix:   prefix,
+		cache:    c,
+		log:      s.log.With("resource", resourcePrefix, "prefix", prefix),
+	})
+	return nil
+}
+
+// Run lists and watches every added prefix until ctx ends, then returns nil. Failures of etcd are
+// logged and retried with backoff, never returned: a list is retried, a broken watch resumes from the
+// last revision, a compacted one re-lists. Run returns an error only when it cannot start: nothing was
+// added (ErrNoResources) or it was already called (ErrRunning). A feed whose cache was stopped
+// (Cache.Stop) ends; the others go on.
+//
+// When Run returns, the caches keep what they hold, at the revision reached; they stay Ready, so
+// reads at "0" or old RVs go on, while consistent reads wait for a revision they no longer reach and
+// fail with the 504 of rule 3.4.
+func (s *Source) Run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrRunning
+	}
+	if len(s.feeds) == 0 {
+		s.mu.Unlock()
+		return ErrNoResources
+	}
+	s.running = true
+	feeds := s.feeds
+	s.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, f := range feeds {
+		wg.Go(func() { s.runFeed(ctx, f) })
+	}
+	wg.Go(func() { s.progress.run(ctx) })
+	wg.Wait()
+	return nil
+}
+
+// Stats returns the source's counters.
+func (s *Source) Stats() Stats {
+	return Stats{
+		Lists:            s.stats.lists.Load(),
+		Events:           s.stats.events.Load(),
+		Bookmarks:        s.stats.bookmarks.Load(),
+		Skipped:          s.stats.skipped.Load(),
+		Reconnects:       s.stats.reconnects.Load(),
+		Compactions:      s.stats.compactions.Load(),
+		ProgressRequests: s.stats.progressRequests.Load(),
+	}
+}
+
+// caches returns the added caches, for the progress requester.
+func (s *Source) caches() []*watchcache.Cache {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*watchcache.Cache, len(s.feeds))
+	for i, f := range s.feeds {
+		out[i] = f.cache
+	}
+	return out
+}
+
+// watchContext is the context of every watch and progress request: etcd groups watches into one
+// gRPC stream per distinct outgoing metadata, and a progress request reaches only the stream whose
+// metadata it carries. WithRequireLeader (as the apiserver uses) makes etcd cancel the watches of a
+// member that lost its leader, instead of leaving them silently stale.
+func watchContext(ctx context.Context) context.Context { return clientv3.WithRequireLeader(ctx) }

@@ -1,0 +1,208 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/watchcache/watchcache/rvclock"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// maxSkipWarnings is how many skipped objects a feed reports at Warn level; the rest go to Debug, so
+// an etcd full of protobuf values does not flood the log (Stats.Skipped still counts them all).
+const maxSkipWarnings = 10
+
+var (
+	// errWatchClosed: the watch channel closed without an error (the client is closing, or etcd
+	// dropped a stream the client could not resume).
+	errWatchClosed = errors.New("etcd: watch channel closed")
+	// errStopped: the cache was stopped; the feed ends.
+	errStopped = rvclock.ErrStopped
+)
+
+// runFeed is one resource's reflector loop: list, then watch; resume a broken watch from the last
+// revision; re-list after a compaction. It returns when ctx ends or the cache is stopped.
+func (s *Source) runFeed(ctx context.Context, f *feed) {
+	retry := newBackoff(s.opts.MinRetry, s.opts.MaxRetry)
+	for ctx.Err() == nil {
+		if f.rev == 0 {
+			rev, err := s.list(ctx, f)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, errStopped):
+				f.log.Info("etcd: cache stopped; feed ends")
+				return
+			case errors.Is(err, rpctypes.ErrCompacted):
+				s.stats.compactions.Add(1)
+				f.log.Info("etcd: list revision compacted while paging; listing again", "err", err)
+				continue
+			case err != nil:
+				f.log.Warn("etcd: list failed; retrying", "err", err)
+				retry.wait(ctx)
+				continue
+			}
+			f.rev = rev
+			retry.reset()
+		}
+		progressed, err := s.watch(ctx, f)
+		if progressed {
+			retry.reset()
+		}
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, errStopped):
+			f.log.Info("etcd: cache stopped; feed ends")
+			return
+		case errors.Is(err, rpctypes.ErrCompacted), errors.Is(err, ErrNoPrevKV):
+			// Events between f.rev and the compaction are lost: the cache must not answer as if it
+			// were current (rule 3.6) until the re-list has replaced it.
+			if errors.Is(err, rpctypes.ErrCompacted) {
+				s.stats.compactions.Add(1)
+			}
+			f.log.Warn("etcd: watch cannot continue; re-listing", "revision", f.rev, "err", err)
+			f.cache.SetPending(err)
+			f.rev = 0
+		default:
+			s.stats.reconnects.Add(1)
+			f.log.Info("etcd: watch broke; resuming", "revision", f.rev, "err", err)
+			retry.wait(ctx)
+		}
+	}
+}
+
+// watch follows the feed's prefix from f.rev+1 until the watch fails or ctx ends, applying every
+// event and progress notification to the cache. It reports whether anything arrived (to reset the
+// backoff) and why it stopped.
+func (s *Source) watch(ctx context.Context, f *feed) (progressed bool, err error) {
+	wctx, cancel := context.WithCancel(watchContext(ctx))
+	defer cancel()
+	wch := s.client.Watch(wctx, f.prefix,
+		clientv3.WithPrefix(),
+		clientv3.WithRev(int64(f.rev)+1),
+		clientv3.WithPrevKV(),
+		clientv3.WithProgressNotify(),
+	)
+	defer func() {
+		cancel()
+		for range wch { // the client closes the channel once the cancellation is through
+		}
+	}()
+	f.log.Debug("etcd: watching", "from", f.rev+1)
+	for wr := range wch {
+		if err := wr.Err(); err != nil {
+			return progressed, fmt.Errorf("etcd: watch %s from revision %d: %w", f.prefix, f.rev+1, err)
+		}
+		progressed = true
+		if wr.IsProgressNotify() {
+			if err := s.bookmark(f, uint64(wr.Header.Revision)); err != nil {
+				return progressed, err
+			}
+			s.stats.bookmarks.Add(1)
+			continue
+		}
+		for _, ev := range wr.Events {
+			if err := s.apply(f, ev); err != nil {
+				return progressed, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return progressed, err
+	}
+	return progressed, fmt.Errorf("etcd: watch %s from revision %d: %w", f.prefix, f.rev+1, errWatchClosed)
+}
+
+// apply translates one etcd event into a cache event (see the package doc's table). An event the
+// cache cannot take is skipped and its revision applied as a bookmark, so the cache's clock still
+// reaches it and a consistent read does not wait for a revision that will never come.
+func (s *Source) apply(f *feed, ev *clientv3.Event) error {
+	rev := uint64(ev.Kv.ModRevision)
+	if rev < f.rev {
+		return nil // already applied: a resumed watch never repeats, but be safe
+	}
+	key := string(ev.Kv.Key)
+	var out watchcache.Event
+	switch ev.Type {
+	case clientv3.EventTypePut:
+		obj, err := decode(ev.Kv.Value, rev)
+		if err != nil {
+			s.skip(f, key, rev, err)
+			// The new value cannot be served: the object leaves the cache, if the cache held it.
+			if ev.PrevKv == nil {
+				return s.bookmark(f, rev)
+			}
+			prev, perr := decode(ev.PrevKv.Value, rev)
+			if perr != nil {
+				return s.bookmark(f, rev)
+			}
+			out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev}
+			break
+		}
+		out = watchcache.Event{Type: watchcache.Modified, Object: obj, ResourceVersion: rev}
+		if ev.IsCreate() {
+			out.Type = watchcache.Added
+		}
+	case clientv3.EventTypeDelete:
+		if ev.PrevKv == nil {
+			return fmt.Errorf("%w: %s at revision %d", ErrNoPrevKV, key, rev)
+		}
+		prev, err := decode(ev.PrevKv.Value, rev)
+		if err != nil {
+			// Never decodable, so never in the cache: nothing to delete.
+			return s.bookmark(f, rev)
+		}
+		out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev}
+	default:
+		return s.bookmark(f, rev)
+	}
+	err := f.cache.Apply(out)
+	switch {
+	case err == nil:
+		s.stats.events.Add(1)
+		f.rev = rev
+		return nil
+	case errors.Is(err, errStopped):
+		return err
+	case errors.Is(err, watchcache.ErrUnknownKey):
+		// A delete (or an object leaving, see above) of an object the cache never held, because it
+		// was skipped when written: nothing to do.
+		return s.bookmark(f, rev)
+	}
+	// Rejected by the cache (malformed object, invalid name, two keys in one transaction): the
+	// object is left out, the revision is still reached.
+	s.skip(f, key, rev, fmt.Errorf("cache rejected %s: %w", out.Type, err))
+	return s.bookmark(f, rev)
+}
+
+// bookmark advances the cache's clock to rev without a change (rule 3.1).
+func (s *Source) bookmark(f *feed, rev uint64) error {
+	if rev <= f.rev {
+		return nil
+	}
+	if err := f.cache.Apply(watchcache.Event{Type: watchcache.Bookmark, ResourceVersion: rev}); err != nil {
+		if errors.Is(err, errStopped) {
+			return err
+		}
+		// The cache is ahead of this feed: it cannot be, unless someone else feeds it.
+		f.log.Warn("etcd: cache refused a bookmark", "revision", rev, "err", err)
+	}
+	f.rev = rev
+	return nil
+}
+
+// skip counts and reports an object left out.
+func (s *Source) skip(f *feed, key string, rev uint64, err error) {
+	n := s.stats.skipped.Add(1)
+	level := slog.LevelWarn
+	if f.skipped++; f.skipped > maxSkipWarnings {
+		level = slog.LevelDebug
+	}
+	f.log.Log(context.Background(), level, "etcd: object skipped", "key", key, "revision", rev, "err", err, "skippedTotal", n)
+}

@@ -1,0 +1,142 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchcache/watchcache/rvclock"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// maxSkipWarnings is how many skipped objects the source reports at Warn level; the rest go to
+// Debug (Stats.Skipped still counts them all).
+const maxSkipWarnings = 10
+
+// watch follows the resource from s.rv until the stream ends, fails or ctx ends. It reports whether
+// any event arrived (to reset the backoff) and why it stopped: ErrWatchEnded when the server ended
+// the stream normally, a 410 StatusError when the history from s.rv is gone.
+func (s *Source) watch(ctx context.Context) (progressed bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timeout := s.opts.WatchTimeout + rand.N(s.opts.WatchTimeout)
+	body, err := s.request().
+		Param("watch", "true").
+		Param("resourceVersion", strconv.FormatUint(s.rv, 10)).
+		Param("allowWatchBookmarks", "true").
+		Param("timeoutSeconds", strconv.FormatInt(max(1, int64(timeout/time.Second)), 10)).
+		Stream(ctx)
+	if err != nil {
+		return false, fmt.Errorf("kube: watch %s from %d: %w", s.opts.Resource, s.rv, err)
+	}
+	defer body.Close()
+	s.stats.watches.Add(1)
+	dec := json.NewDecoder(body)
+	for {
+		var raw json.RawMessage // a fresh buffer per event: the cache keeps the object, a sub-slice of it
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return progressed, fmt.Errorf("kube: watch %s from %d: %w", s.opts.Resource, s.rv, ErrWatchEnded)
+			}
+			return progressed, fmt.Errorf("kube: watch %s at %d: read: %w", s.opts.Resource, s.rv, err)
+		}
+		progressed = true
+		if err := s.handle(raw); err != nil {
+			return progressed, fmt.Errorf("kube: watch %s at %d: %w", s.opts.Resource, s.rv, err)
+		}
+	}
+}
+
+// handle applies one watch event, `{"type":...,"object":{...}}`.
+func (s *Source) handle(raw []byte) error {
+	var typ string
+	var obj []byte
+	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typ = v.String()
+		case "object":
+			if v.IsObject() && v.Index > 0 {
+				obj = raw[v.Index : v.Index+len(v.Raw)]
+			}
+		}
+		return true
+	})
+	if obj == nil {
+		return malformed("event without an object: %.120s", raw)
+	}
+	if typ == string(watchcache.Error) {
+		var st metav1.Status
+		if err := json.Unmarshal(obj, &st); err != nil {
+			return malformed("ERROR event: %v", err)
+		}
+		return &apierrors.StatusError{ErrStatus: st}
+	}
+	rvText := gjson.GetBytes(obj, "metadata.resourceVersion").String()
+	rv, err := strconv.ParseUint(rvText, 10, 64)
+	if err != nil || rv == 0 {
+		return malformed("%s event with resourceVersion %q", typ, rvText)
+	}
+	switch watchcache.EventType(typ) {
+	case watchcache.Bookmark:
+		if err := s.bookmark(rv); err != nil {
+			return err
+		}
+		s.stats.bookmarks.Add(1)
+		return nil
+	case watchcache.Added, watchcache.Modified, watchcache.Deleted:
+	default:
+		return malformed("event type %q", typ)
+	}
+	if rv <= s.rv {
+		return nil // already applied (a server may repeat the event at the RV it was asked to start at)
+	}
+	err = s.cache.Apply(watchcache.Event{Type: watchcache.EventType(typ), Object: obj, ResourceVersion: rv})
+	switch {
+	case err == nil:
+		s.stats.events.Add(1)
+		s.rv = rv
+		return nil
+	case errors.Is(err, rvclock.ErrStopped):
+		return err
+	}
+	// Rejected by the cache (malformed object, unknown key): the object is left out, the
+	// resourceVersion is still reached.
+	s.skip(rv, err)
+	return s.bookmark(rv)
+}
+
+// bookmark advances the cache's clock to rv without a change (rule 3.1).
+func (s *Source) bookmark(rv uint64) error {
+	if rv <= s.rv {
+		return nil
+	}
+	if err := s.cache.Apply(watchcache.Event{Type: watchcache.Bookmark, ResourceVersion: rv}); err != nil {
+		if errors.Is(err, rvclock.ErrStopped) {
+			return err
+		}
+		s.log.Warn("kube: cache refused a bookmark", "resourceVersion", rv, "err", err)
+	}
+	s.rv = rv
+	return nil
+}
+
+// skip counts and reports an event left out.
+func (s *Source) skip(rv uint64, err error) {
+	n := s.stats.skipped.Add(1)
+	level := slog.LevelWarn
+	if s.skipped++; s.skipped > maxSkipWarnings {
+		level = slog.LevelDebug
+	}
+	s.log.Log(context.Background(), level, "kube: object skipped", "resourceVersion", rv, "err", err, "skippedTotal", n)
+}
