@@ -11,15 +11,16 @@ import (
 
 // serveObject serves a get of one object, or a watch of it (?watch=true or a /watch/ path).
 //
-// Rule 4.5: a request naming an object may carry a field selector only if it selects that name
+// Rule 4.5: a watch naming an object may carry a field selector only if it selects that name
 // (`metadata.name=<name>`), else 400 `fieldSelector metadata.name doesn't match requested name`.
-// The apiserver checks this for named lists and watches; here a get is held to it as well.
+// As in the apiserver, a plain get ignores the field selector.
 func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string, watchPath bool) {
 	req, ok := s.parseRequest(w, r, res, namespace, name)
 	if !ok {
 		return
 	}
-	if fs := req.opts.FieldSelector; fs != "" {
+	watch := req.opts.Watch || watchPath
+	if fs := req.opts.FieldSelector; fs != "" && watch {
 		sel, err := fields.ParseSelector(fs)
 		if err != nil {
 			writeStatus(w, apierrors.NewBadRequest(err.Error()))
@@ -32,7 +33,7 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 	} else {
 		req.opts.FieldSelector = "metadata.name=" + fields.EscapeValue(name)
 	}
-	if req.opts.Watch || watchPath {
+	if watch {
 		s.serveWatch(w, r, req)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tidwall/gjson"
 	"net/http"
 	"strconv"
 	"testing"
@@ -204,7 +205,7 @@ func TestErrors(t *testing.T) {
 		{"malformed field selector (rule 4.2)", "GET", "/api/v1/pods?fieldSelector=spec.nodeName&limit=3", "", 400, "BadRequest",
 			"invalid selector: 'spec.nodeName'; can't understand 'spec.nodeName'"},
 		{"malformed label selector (rule 4.1)", "GET", "/api/v1/pods?labelSelector=app%20in%20(", "", 400, "BadRequest", ""},
-		{"named get, other name in fieldSelector (rule 4.5)", "GET", "/api/v1/namespaces/ns-0/pods/pod-000000?fieldSelector=metadata.name%3Dpod-000004", "", 400, "BadRequest",
+		{"named watch, other name in fieldSelector (rule 4.5)", "GET", "/api/v1/namespaces/ns-0/pods/pod-000000?watch=1&fieldSelector=metadata.name%3Dpod-000004", "", 400, "BadRequest",
 			"fieldSelector metadata.name doesn't match requested name"},
 		{"named watch, fieldSelector without the name (rule 4.5)", "GET", "/api/v1/namespaces/ns-0/pods/pod-000000?watch=1&fieldSelector=spec.nodeName%3Dnode-1", "", 400, "BadRequest",
 			"fieldSelector metadata.name doesn't match requested name"},
@@ -401,5 +402,15 @@ func TestHead(t *testing.T) {
 		if r.code != http.StatusOK || len(r.body) != 0 {
 			t.Fatalf("HEAD %s: %d, %d bytes", path, r.code, len(r.body))
 		}
+	}
+}
+
+// Rule 4.5 applies to named lists and watches only: a plain get ignores its field selector, as the
+// apiserver's get handler does.
+func TestNamedGetIgnoresFieldSelector(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	r := cl.get(t, "/api/v1/namespaces/ns-0/pods/pod-000000?fieldSelector=metadata.name%3Dpod-000004")
+	if r.code != 200 || gjson.GetBytes(r.body, "metadata.name").String() != "pod-000000" {
+		t.Fatalf("get with another name in fieldSelector: %d %s", r.code, r.body)
 	}
 }

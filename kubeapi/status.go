@@ -15,9 +15,9 @@ import (
 )
 
 // statusOf maps an error of the cache (or of this package) to the Status the apiserver answers.
-// It is watchcache.ToStatus, except that a NotFound names the resource with its group, as the
-// apiserver's message does (`deployments.apps "x" not found`): watchcache.NotFoundError carries
-// no group.
+// It is watchcache.ToStatus, except that a NotFound names the resource as registered with the
+// server (ResourceInfo), with its group as the apiserver's message does (`deployments.apps "x" not
+// found`), whatever the cache's own Options say.
 func statusOf(res *resource, err error) *apierrors.StatusError {
 	var nf *watchcache.NotFoundError
 	if res != nil && errors.As(err, &nf) {

@@ -240,3 +240,44 @@ func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
 	close(stop)
 	writer.Wait()
 }
+
+// A re-list stamps objects that carry no resourceVersion with the list's RV.
+func TestReplaceStampsMissingRV(t *testing.T) {
+	c := newPodCache(t)
+	if err := c.Replace([][]byte{pod("a", "x", "", "", 0), pod("a", "y", "", "", 3)}, 9); err != nil {
+		t.Fatal(err)
+	}
+	res := mustList(t, c, ListOptions{})
+	if gjsonRV(res.Items[0]) != "9" || gjsonRV(res.Items[1]) != "3" {
+		t.Fatalf("RVs = %s, %s; want 9, 3", gjsonRV(res.Items[0]), gjsonRV(res.Items[1]))
+	}
+}
+
+// OnWait tells the source when a reader waits for an RV the cache has not reached (rule 3.3).
+func TestOnWaitCalledForFutureRV(t *testing.T) {
+	var asked []uint64
+	c := newPodCache(t, func(o *Options) { o.OnWait = func(rv uint64) { asked = append(asked, rv) } })
+	if err := c.Replace(nil, 5); err != nil {
+		t.Fatal(err)
+	}
+	mustList(t, c, ListOptions{ResourceVersion: "5"})
+	if len(asked) != 0 {
+		t.Fatalf("OnWait called for a reached RV: %v", asked)
+	}
+	_, _ = c.List(context.Background(), ListOptions{ResourceVersion: "7"})
+	if fmt.Sprint(asked) != "[7]" {
+		t.Fatalf("OnWait calls = %v, want [7]", asked)
+	}
+}
+
+func TestGetNotFoundNamesGroup(t *testing.T) {
+	c := New(Options{Resource: Resource{Name: "widgets", Group: "example.com", Namespaced: true}})
+	if err := c.Replace(nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := c.Get(context.Background(), "a", "x", "")
+	st := ToStatus(err).ErrStatus
+	if st.Code != 404 || st.Message != `widgets.example.com "x" not found` || st.Details.Group != "example.com" {
+		t.Fatalf("status = %d %q %+v", st.Code, st.Message, st.Details)
+	}
+}

@@ -117,7 +117,7 @@ func (c *Cache) Apply(ev Event) error {
 	if ev.Type != Added && ev.Type != Modified && ev.Type != Deleted {
 		return fmt.Errorf("%w: %q", ErrEventType, ev.Type)
 	}
-	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Object, ev.ResourceVersion)
+	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Object, ev.ResourceVersion, 0)
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", ev.Type, err)
 	}
@@ -192,7 +192,7 @@ func (c *Cache) Replace(objects [][]byte, rv uint64) error {
 		return rvclock.ErrStopped
 	}
 	schema := c.schema.Load()
-	recs, err := buildRecords(schema, c.opts.Resource.Namespaced, objects)
+	recs, err := buildRecords(schema, c.opts.Resource.Namespaced, objects, rv)
 	if err != nil {
 		return fmt.Errorf("replace: %w", err)
 	}
@@ -225,9 +225,9 @@ func (c *Cache) Replace(objects [][]byte, rv uint64) error {
 	return nil
 }
 
-// buildRecords extracts objects in parallel; rv 0 lets each object keep its own resourceVersion,
-// and objects without one are rejected by buildRecord.
-func buildRecords(schema *selection.Schema, namespaced bool, objects [][]byte) ([]*record, error) {
+// buildRecords extracts objects in parallel; each keeps its own resourceVersion, or gets listRV
+// when it has none.
+func buildRecords(schema *selection.Schema, namespaced bool, objects [][]byte, listRV uint64) ([]*record, error) {
 	recs := make([]*record, len(objects))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(objects)/256))
 	var wg sync.WaitGroup
@@ -235,7 +235,7 @@ func buildRecords(schema *selection.Schema, namespaced bool, objects [][]byte) (
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(objects); i += workers {
-				r, err := buildRecord(schema, namespaced, objects[i], 0)
+				r, err := buildRecord(schema, namespaced, objects[i], 0, listRV)
 				if err != nil {
 					errs[w] = fmt.Errorf("object %d: %w", i, err)
 					return

@@ -90,11 +90,14 @@ func (e *InvalidOptionsError) Is(target error) bool { return target == ErrInvali
 
 // NotFoundError is a 404 for one object; ResourceVersion is the cache RV at the time of the read (rule 3.9).
 type NotFoundError struct {
-	Resource, Name  string
-	ResourceVersion uint64
+	Group, Resource, Name string
+	ResourceVersion       uint64
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Group != "" {
+		return fmt.Sprintf("%s.%s %q not found", e.Resource, e.Group, e.Name)
+	}
 	return fmt.Sprintf("%s %q not found", e.Resource, e.Name)
 }
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }

@@ -84,7 +84,7 @@ func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, 
 func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, uint64, error) {
 	switch r.kind {
 	case readExact:
-		if _, err := c.clock.WaitFor(ctx, r.rv); err != nil {
+		if _, err := c.waitFor(ctx, r.rv); err != nil {
 			return nil, 0, err
 		}
 		c.winMu.RLock()
@@ -102,11 +102,11 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 		if err != nil {
 			return nil, 0, err
 		}
-		if _, err := c.clock.WaitFor(ctx, target); err != nil {
+		if _, err := c.waitFor(ctx, target); err != nil {
 			return nil, 0, err
 		}
 	default:
-		if _, err := c.clock.WaitFor(ctx, r.rv); err != nil {
+		if _, err := c.waitFor(ctx, r.rv); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -145,7 +145,17 @@ func (c *Cache) Get(ctx context.Context, namespace, name, resourceVersion string
 	}
 	rec, ok := st.get(objectKey(namespace, name))
 	if !ok {
-		return nil, at, &NotFoundError{Resource: c.opts.Resource.Name, Name: name, ResourceVersion: at}
+		return nil, at, &NotFoundError{Group: c.opts.Resource.Group, Resource: c.opts.Resource.Name, Name: name, ResourceVersion: at}
 	}
 	return rec.raw, at, nil
+}
+
+// waitFor waits until the cache has reached rv (rule 3.3), telling the source first through
+// Options.OnWait so that it can ask for a progress notification instead of waiting for the next
+// periodic one.
+func (c *Cache) waitFor(ctx context.Context, rv uint64) (uint64, error) {
+	if rv > c.clock.Current() && c.opts.OnWait != nil {
+		c.opts.OnWait(rv)
+	}
+	return c.clock.WaitFor(ctx, rv)
 }

@@ -45,6 +45,10 @@ type Options struct {
 	// (RV="" lists wait until the cache has caught up with it; rule 1.8). nil means the cache's own
 	// latest RV: a cache without a source is always consistent with itself.
 	CurrentResourceVersion func(context.Context) (uint64, error)
+	// OnWait, when set, is called (on the reader's goroutine, so it must not block) each time a
+	// read starts waiting for a resourceVersion the cache has not reached; an etcd source uses it
+	// to request a progress notification (rule 3.3).
+	OnWait func(rv uint64)
 	// WaitTimeout bounds waits for a resourceVersion the cache has not reached; 0 means 3 s (rule 3.3).
 	WaitTimeout time.Duration
 	// IgnoreLimitForRV0 reproduces the apiserver's cache, which ignores `limit` when

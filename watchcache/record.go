@@ -71,11 +71,12 @@ func validName(name string) bool {
 }
 
 // buildRecord parses raw once (selection.Schema.Extract, a single pass) and validates it against the
-// resource scope. rv 0 means "take the object's own resourceVersion". When the object's
+// resource scope. rv 0 means "take the object's own resourceVersion", and fallback is used when the
+// object has none (a re-list stamps such objects with the list RV; an event has no fallback). When the object's
 // resourceVersion differs from rv, the bytes are copied with rv spliced in and parsed again — the
 // one case that parses twice; sources that stamp objects with their RV (etcd, the apiserver) never
 // pay it.
-func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv uint64) (*record, error) {
+func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv, fallback uint64) (*record, error) {
 	obj, err := schema.Extract(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
@@ -93,6 +94,9 @@ func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv uint6
 		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidName, obj.Namespace)
 	}
 	own, ownOK := parseRV(obj.ResourceVersion)
+	if rv == 0 && !ownOK && obj.ResourceVersion == "" {
+		rv = fallback
+	}
 	switch {
 	case rv == 0 && !ownOK:
 		return nil, fmt.Errorf("%w: %s has no usable metadata.resourceVersion (%q) and the event none", ErrResourceVersion, obj.Name, obj.ResourceVersion)

@@ -65,7 +65,7 @@ func ToStatus(err error) *apierrors.StatusError {
 	case errors.As(err, &invalid):
 		return apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", invalid.Errs)
 	case errors.As(err, &notFound):
-		return apierrors.NewNotFound(schema.GroupResource{Resource: notFound.Resource}, notFound.Name)
+		return apierrors.NewNotFound(schema.GroupResource{Group: notFound.Group, Resource: notFound.Resource}, notFound.Name)
 	case errors.Is(err, selection.ErrInvalidSelector), errors.Is(err, selection.ErrUnsupportedField):
 		// Rules 4.2, 4.3: selector parse and conversion errors are 400 with the parser's message.
 		return apierrors.NewBadRequest(innermostMessage(err))

@@ -197,7 +197,7 @@ func (w *watcher) run(q query, ws watchStart) {
 			target = rv
 		}
 		if ws.initial || !ws.consistent {
-			if _, err := c.clock.WaitFor(w.ctx, target); err != nil {
+			if _, err := c.waitFor(w.ctx, target); err != nil {
 				w.sendError(err)
 				return
 			}
