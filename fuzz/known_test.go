@@ -1,0 +1,208 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// Minimal reproductions of the core bugs the differential tests found. They fail until the core is
+// fixed (the fix belongs in package watchcache, not here); -skipknown makes the differential test
+// look past them meanwhile.
+
+func knownCache(t *testing.T) *watchcache.Cache {
+	t.Helper()
+	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}, WaitTimeout: 10 * time.Millisecond, BookmarkInterval: time.Millisecond})
+	t.Cleanup(c.Stop)
+	pod := func(name, node string, rv int) []byte {
+		return fmt.Appendf(nil, `{"metadata":{"name":%q,"namespace":"a","resourceVersion":"%d","labels":{"app":"web"}},"spec":{"nodeName":%q}}`, name, rv, node)
+	}
+	if err := c.Replace([][]byte{pod("p1", "n1", 1), pod("p2", "n1", 2), pod("p3", "n2", 3)}, 10); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Rule 5.1: sendInitialEvents=false with resourceVersion="" starts at the source's current RV
+// (the cache's own when it has no source). The cache instead replays from RV 0 and fails the
+// watch with 410 "too old resource version: 0 (10)": with Options.CurrentResourceVersion nil,
+// currentSourceRV returns 0 and watcher.run uses it as sinceRV.
+func TestKnownBugWatchWithoutInitialEventsFromUnsetRV(t *testing.T) {
+	c := knownCache(t)
+	no := false
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := c.Watch(ctx, watchcache.WatchOptions{ResourceVersionMatch: watchcache.MatchNotOlderThan, SendInitialEvents: &no, AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		for range w.Events() {
+		}
+	}()
+	if ev := <-w.Events(); ev.Type != watchcache.Bookmark {
+		t.Fatalf("BUG: first event %s %v, want a periodic BOOKMARK and no error (rule 5.1)", ev.Type, ev.Err)
+	}
+}
+
+// DESIGN "indexes are an optimisation, never a semantic" and rule 2.6: a page that stops at the
+// limit carries a token whenever another key of the range follows. With an index on the selected
+// field the plan walks only that value's entries, so the token depends on whether an index exists.
+func TestKnownBugIndexPlanChangesContinue(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		c := knownCache(t)
+		if indexed {
+			if err := c.AddIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := c.List(context.Background(), watchcache.ListOptions{FieldSelector: "spec.nodeName=n1", Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != 2 || res.Continue == "" {
+			t.Errorf("BUG: indexed=%v: %d items, continue %q; want 2 items and a token (a/p3 follows a/p2)", indexed, len(res.Items), res.Continue)
+		}
+	}
+}
+
+// Cache.RegisterField documents "field selectors … may use the field from then on, at every RV".
+// Snapshots taken before the registration keep the old schema: predicate.matchItem passes the
+// snapshot's schema to record.fields, which returns the short value slice, and
+// FieldSelector.Matches reads the new position as "" — an Exact list at an older RV selects
+// nothing with `f=v` and everything with `f!=v`.
+func TestKnownBugRegisteredFieldOnOlderSnapshot(t *testing.T) {
+	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
+	t.Cleanup(c.Stop)
+	p := func(name, prio string, rv int) []byte {
+		return fmt.Appendf(nil, `{"metadata":{"name":%q,"namespace":"a","resourceVersion":"%d"},"spec":{"priorityClassName":%q}}`, name, rv, prio)
+	}
+	if err := c.Replace([][]byte{p("p1", "high", 1), p("p2", "low", 2)}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Apply(watchcache.Event{Type: watchcache.Modified, Object: p("p2", "low", 11), ResourceVersion: 11}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RegisterField("spec.priorityClassName", "spec.priorityClassName"); err != nil {
+		t.Fatal(err)
+	}
+	for _, rv := range []string{"10", "11"} {
+		res, err := c.List(context.Background(), watchcache.ListOptions{FieldSelector: "spec.priorityClassName=high", ResourceVersion: rv, ResourceVersionMatch: watchcache.MatchExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != 1 {
+			t.Errorf("BUG: Exact list at %s with spec.priorityClassName=high: %d items, want p1", rv, len(res.Items))
+		}
+	}
+}
+
+// The apiserver's listOpts parses the selectors (400), then validates the options (422), then
+// converts the field labels (400) (AS37 endpoints/handlers/get.go). The cache converts the field
+// labels before validating, so a request with both an unsupported field and invalid options gets
+// the 400 instead of the apiserver's 422.
+func TestKnownBugValidationBeforeFieldConversion(t *testing.T) {
+	c := knownCache(t)
+	_, err := c.List(context.Background(), watchcache.ListOptions{FieldSelector: "spec.foo=bar", ResourceVersionMatch: watchcache.MatchNotOlderThan})
+	if err == nil {
+		t.Fatal("list accepted")
+	}
+	if st := watchcache.ToStatus(err).ErrStatus; st.Code != 422 {
+		t.Errorf("BUG: list: %d %q, want 422 resourceVersionMatch is forbidden unless resourceVersion is provided", st.Code, st.Message)
+	}
+	w, err := c.Watch(context.Background(), watchcache.WatchOptions{FieldSelector: "spec.foo=bar", ResourceVersion: "5", ResourceVersionMatch: watchcache.MatchNotOlderThan})
+	if err == nil {
+		w.Stop()
+		t.Fatal("watch accepted")
+	}
+	if st := watchcache.ToStatus(err).ErrStatus; st.Code != 422 {
+		t.Errorf("BUG: watch: %d %q, want 422 resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", st.Code, st.Message)
+	}
+}
+
+// Rule 2.3: a token whose JSON is not an object gets encoding/json's message, which names the Go
+// type: the apiserver's is storage.continueToken (k8s.io/apiserver/pkg/storage), the cache's
+// watchcache.continueToken.
+func TestKnownBugTokenTypeNameInMessage(t *testing.T) {
+	c := knownCache(t)
+	_, err := c.List(context.Background(), watchcache.ListOptions{Continue: "MA", Limit: 1}) // base64url of "0"
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	const want = "invalid continue token: continue key is not valid: json: cannot unmarshal number into Go value of type storage.continueToken"
+	if got := watchcache.ToStatus(err).ErrStatus.Message; got != want {
+		t.Errorf("BUG: message %q\nwant             %q", got, want)
+	}
+}
+
+// An object whose metadata repeats resourceVersion is accepted; the cache rewrites the first
+// occurrence to the event's RV (spliceRV finds the first with gjson) while every decoder —
+// encoding/json, sigs.k8s.io/json, hence the apiserver and client-go — keeps the last: clients
+// read a resourceVersion the cache does not hold the object at. Found by FuzzApplyEvent
+// (testdata/fuzz/FuzzApplyEvent/known-duplicate-resourceVersion). Rejecting such objects, or rewriting
+// every occurrence, would fix it.
+func TestKnownBugDuplicateResourceVersionKey(t *testing.T) {
+	c := knownCache(t)
+	obj := []byte(`{"metadata":{"name":"x","namespace":"a","resourceVersion":"1","resourceVersion":"2"}}`)
+	if err := c.Apply(watchcache.Event{Type: watchcache.Added, Object: obj, ResourceVersion: 11}); err != nil {
+		return // rejecting it is a fix
+	}
+	got, _, err := c.Get(context.Background(), "a", "x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := metaOf(got); !ok || m.rv != "11" {
+		t.Errorf("BUG: served %s, which decodes to resourceVersion %q, want 11", got, m.rv)
+	}
+}
+
+// JSON strings with invalid UTF-8 are accepted and keyed by their raw bytes, while decoders
+// (and so clients and the apiserver) read each invalid byte as U+FFFD: the object is listed
+// under a name no client can select (metadata.name=\uFFFD finds nothing), and two such names
+// that decode alike are two keys. Found by FuzzApplyEvent
+// (testdata/fuzz/FuzzApplyEvent/known-invalid-utf8-name). Rejecting invalid UTF-8 would fix it.
+func TestKnownBugInvalidUTF8Name(t *testing.T) {
+	c := knownCache(t)
+	obj := []byte("{\"metadata\":{\"name\":\"\xa0\",\"namespace\":\"a\"}}")
+	if err := c.Apply(watchcache.Event{Type: watchcache.Added, Object: obj, ResourceVersion: 11}); err != nil {
+		return // rejecting it is a fix
+	}
+	res, err := c.List(context.Background(), watchcache.ListOptions{Namespace: "a", FieldSelector: "metadata.name=\uFFFD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 {
+		t.Errorf("BUG: accepted a name with invalid UTF-8, which clients read as %q, but metadata.name=%q selects %d objects", "\uFFFD", "\uFFFD", len(res.Items))
+	}
+}
+
+// Rule 5.7: a bookmark carries the RV the cache has processed, and the apiserver never sends one
+// below the watch's start RV (cacheWatcher.process only forwards events above it). A watch from a
+// future RV N (accepted without waiting, rule 5.1) gets bookmarks at N right away from the cache
+// (watcher.bookmark sends max(head RV, lastRV = N)): it claims an RV the cache has not reached.
+// Minor: a client resuming from it resumes where it started.
+func TestKnownBugBookmarkAboveCacheRV(t *testing.T) {
+	c := knownCache(t) // at RV 10, bookmarks every millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := c.Watch(ctx, watchcache.WatchOptions{ResourceVersion: "200", AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		for range w.Events() {
+		}
+	}()
+	select {
+	case ev := <-w.Events():
+		if ev.Type == watchcache.Bookmark && ev.ResourceVersion > c.ResourceVersion() {
+			t.Errorf("BUG: BOOKMARK at RV %d while the cache is at %d", ev.ResourceVersion, c.ResourceVersion())
+		}
+	case <-time.After(50 * time.Millisecond): // no bookmark until the cache reaches 200: right
+	}
+}
