@@ -28,15 +28,9 @@ func TestDifferential(t *testing.T) {
 			if *flagLong {
 				replay += " -long"
 			}
-			if *flagSkipKnown {
-				replay += " -skipknown"
-			}
 			h := newHarness(t, window, replay)
 			runOps(h, randChooser{rng}, ops)
 			t.Logf("compared: %v", h.stats)
-			if len(h.known) > 0 {
-				t.Logf("tolerated known bugs: %v", h.known)
-			}
 		})
 		if !ok {
 			break

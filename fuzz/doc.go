@@ -15,9 +15,7 @@
 //     go test ./fuzz -run 'TestDifferential$' -seed=N -v
 //
 //     It stops at the first failing seed. -seeds sets the number of seeds (default 30 of 400
-//     operations: a second or two), -long runs 20× the seeds with 4× the operations; -skipknown
-//     tolerates the answers of the known core bugs reproduced in known_test.go (and avoids the
-//     shapes it cannot tell apart), to look past them.
+//     operations: a second or two), -long runs 20× the seeds with 4× the operations.
 //
 //   - FuzzContinueToken: a token built from arbitrary bytes never panics List, and gives a valid
 //     page or the apiserver's 400 ("invalid continue token: continue key is not valid...") exactly
@@ -35,8 +33,8 @@
 //
 //   - FuzzOperations: a byte string decoded into the same operations as TestDifferential.
 //
-//   - TestKnownBug*: minimal reproductions of the core bugs these tests found; they fail until the
-//     core is fixed, as do the corpus entries named known-*.
+//   - TestRegression*: minimal reproductions of the core bugs these tests found (all fixed), kept
+//     with the corpus entries named known-* so that they stay fixed.
 //
 // The seed corpora under testdata/fuzz/<FuzzName> run with every `go test`. To fuzz one target
 // longer:

@@ -8,10 +8,9 @@ import (
 )
 
 var (
-	flagSeed      = flag.Int64("seed", 0, "TestDifferential: run only this seed (0: seeds 1..n)")
-	flagSeeds     = flag.Int("seeds", 30, "TestDifferential: number of seeds")
-	flagLong      = flag.Bool("long", false, "TestDifferential: 20× more seeds and 4× more operations per seed")
-	flagSkipKnown = flag.Bool("skipknown", false, "tolerate the known core bugs of known_test.go, to look past them")
+	flagSeed  = flag.Int64("seed", 0, "TestDifferential: run only this seed (0: seeds 1..n)")
+	flagSeeds = flag.Int("seeds", 30, "TestDifferential: number of seeds")
+	flagLong  = flag.Bool("long", false, "TestDifferential: 20× more seeds and 4× more operations per seed")
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

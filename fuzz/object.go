@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Object is one version of one pod as the model holds it: the bytes as fed, and the labels and
@@ -37,6 +38,9 @@ var errObject = errors.New("model: malformed object")
 func decodeObject(raw []byte) (Object, error) {
 	if !json.Valid(raw) {
 		return Object{}, fmt.Errorf("%w: invalid JSON", errObject)
+	}
+	if !utf8.Valid(raw) {
+		return Object{}, fmt.Errorf("%w: invalid UTF-8", errObject) // decoders would read U+FFFD
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

@@ -41,15 +41,7 @@ var (
 // runOps runs up to n operations drawn from c against h, starting with a re-list.
 func runOps(h *harness, c chooser, n int) {
 	h.tb.Helper()
-	if *flagSkipKnown && c.intn(2) == 0 {
-		// Known bug (known_test.go): a field registered after a snapshot is "" in that snapshot.
-		// Registering before any event leaves no older snapshot.
-		f := pick(c, customFields...)
-		h.relist(c, 10)
-		h.registerField(f[0], f[1])
-	} else {
-		h.relist(c, 10)
-	}
+	h.relist(c, 10)
 	for i := 0; i < n && !c.done(); i++ {
 		switch op := c.intn(100); {
 		case op < 33:
@@ -65,11 +57,8 @@ func runOps(h *harness, c chooser, n int) {
 		case op < 59:
 			h.addIndex(pick(c, indexSpecs...))
 		case op < 60:
-			if !*flagSkipKnown {
-				f := pick(c, customFields...)
-				if !h.fields[f[0]] {
-					h.registerField(f[0], f[1])
-				}
+			if f := pick(c, customFields...); !h.fields[f[0]] {
+				h.registerField(f[0], f[1])
 			}
 		case op < 62:
 			h.badEvent(c)
@@ -306,8 +295,8 @@ func (h *harness) randomWatch(c chooser) {
 	case 5:
 		q.ResourceVersionMatch, q.SendInitialEvents = "NotOlderThan", &no
 		q.ResourceVersion = "0"
-		if !*flagSkipKnown && c.intn(2) == 0 {
-			q.ResourceVersion = "" // known bug: 410 "too old resource version: 0"
+		if c.intn(2) == 0 {
+			q.ResourceVersion = "" // rule 5.1: from the source's current RV
 		}
 	case 6: // rule 0.6 validation errors
 		q.ResourceVersion = pick(c, "", "5", "x")

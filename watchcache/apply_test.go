@@ -189,12 +189,19 @@ func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
 			ns, name := fmt.Sprint("ns-", i%5), fmt.Sprintf("p%03d", i)
 			key := ns + "/" + name
 			e := change{rv: rv, key: key}
+			del := live[key] && rng.Intn(3) == 0
+			if !del {
+				e.gen = fmt.Sprint(rv % 3)
+			}
+			// Log before applying: a reader that sees RV rv in the cache must find it in the log.
+			logMu.Lock()
+			log = append(log, e)
+			logMu.Unlock()
 			var err error
-			if live[key] && rng.Intn(3) == 0 {
+			if del {
 				err = c.Apply(Event{Type: Deleted, Object: pod(ns, name, "", "", 0), ResourceVersion: rv})
 				delete(live, key)
 			} else {
-				e.gen = fmt.Sprint(rv % 3)
 				err = c.Apply(Event{Type: Modified, Object: pod(ns, name, "", "gen="+e.gen, 0), ResourceVersion: rv})
 				live[key] = true
 			}
@@ -202,9 +209,6 @@ func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			logMu.Lock()
-			log = append(log, e)
-			logMu.Unlock()
 		}
 	})
 	var readers sync.WaitGroup

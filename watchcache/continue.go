@@ -66,7 +66,10 @@ func decodeContinue(token, prefix string) (string, int64, error) {
 	}
 	var c continueToken
 	if err := json.Unmarshal(data, &c); err != nil {
-		return "", 0, fmt.Errorf("%w: %v", errTokenInvalid, err)
+		// The message names the Go type the token decodes into; say the apiserver's, so that
+		// clients see the same text from both.
+		msg := strings.ReplaceAll(err.Error(), "watchcache.continueToken", "storage.continueToken")
+		return "", 0, fmt.Errorf("%w: %s", errTokenInvalid, msg)
 	}
 	if c.APIVersion != tokenVersion {
 		return "", 0, fmt.Errorf("%w %v", errTokenVersion, c.APIVersion)

@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"context"
+	"errors"
 
 	"github.com/watchcache/watchcache/selection"
 )
@@ -32,6 +33,12 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := validateListOptions(o); err != nil {
+		return nil, err
+	}
+	if q.unsupported != nil {
+		return nil, q.unsupported
+	}
 	r, err := routeList(o, q.prefix, c.opts.IgnoreLimitForRV0)
 	if err != nil {
 		return nil, err
@@ -44,7 +51,7 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 		return nil, err
 	}
 	pl := makePlan(st, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
-	pred := newPredicate(st.schema, c.labels.Load(), q.labels, q.fields)
+	pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 	items, last, more := st.collect(pl, pred, r.limit)
 	res := &ListResult{Items: items, ResourceVersion: rv}
 	if more {
@@ -57,27 +64,40 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	return res, nil
 }
 
-// query is a request's parsed selectors and list root.
+// query is a request's parsed selectors and list root. schema is the one the field selector was
+// compiled against: a snapshot older than a RegisterField holds records extracted under an older
+// schema, and they are read through this one (record.fields re-extracts them).
 type query struct {
+	schema *selection.Schema
 	labels selection.LabelSelector
 	fields selection.FieldSelector
 	prefix string
+	// unsupported is a field-label conversion error, reported only after the options validated:
+	// the apiserver parses selectors (400), validates options (422), then converts field labels (400).
+	unsupported error
 }
 
 // prepare parses the selectors (400 on error, rules 4.1–4.3) and computes the list root (rule 4.6).
+// An unsupported field is kept in query.unsupported, to be reported after validation.
 func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, error) {
 	l, err := selection.ParseLabels(labelSelector)
 	if err != nil {
 		return query{}, err
 	}
-	f, err := c.schema.Load().ParseFields(fieldSelector)
+	schema := c.schema.Load()
+	q := query{schema: schema, labels: l}
+	q.fields, err = schema.ParseFields(fieldSelector)
+	if errors.Is(err, selection.ErrUnsupportedField) {
+		q.unsupported, err = err, nil
+	}
 	if err != nil {
 		return query{}, err
 	}
 	if !c.opts.Resource.Namespaced {
 		namespace = ""
 	}
-	return query{labels: l, fields: f, prefix: listPrefix(c.opts.Resource.Namespaced, namespace, f)}, nil
+	q.prefix = listPrefix(c.opts.Resource.Namespaced, namespace, q.fields)
+	return q, nil
 }
 
 // readState waits as the route requires and returns the state to read and the list's RV.
@@ -114,10 +134,11 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 	return h.st, h.rv, nil
 }
 
-// currentSourceRV is the RV a consistent read must reach (rule 1.8): the source's, or the cache's own.
+// currentSourceRV is the RV a consistent read must reach (rule 1.8): the source's, or, for a cache
+// without a source, its own current RV.
 func (c *Cache) currentSourceRV(ctx context.Context) (uint64, error) {
 	if c.opts.CurrentResourceVersion == nil {
-		return 0, nil
+		return c.clock.Current(), nil
 	}
 	return c.opts.CurrentResourceVersion(ctx)
 }

@@ -42,7 +42,10 @@ func listPrefix(namespaced bool, namespace string, f selection.FieldSelector) st
 // Every requirement is still applied as a filter, so the plan never changes the result.
 func makePlan(st *state, prefix, start string, namespaced bool, l selection.LabelSelector, f selection.FieldSelector) plan {
 	pl := plan{prefix: prefix, start: max(start, prefix)}
-	if name, ok := f.Requires("metadata.name"); ok && (prefix != "/" || !namespaced) {
+	// Rule 4.6: an exact metadata.name (with the namespace known) makes a first page a single-key
+	// read, with no continue; a continued list stays a filtered scan (MatchesSingle is false with
+	// a continue token), so its token presence is a scan's.
+	if name, ok := f.Requires("metadata.name"); ok && start == "" && (prefix != "/" || !namespaced) {
 		pl.only = prefix + name
 		pl.start = max(pl.start, pl.only)
 	}
@@ -118,7 +121,22 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		}
 		return true
 	})
+	if pl.si != nil && !more && limit > 0 && int64(len(out)) == limit {
+		// An index range ended with the page full: whether a token is due depends on the keys of
+		// the list's range, as for a key scan, not on the index (indexes never change answers).
+		more = st.hasKeyAfter(pl, last)
+	}
 	return out, last, more
+}
+
+// hasKeyAfter reports whether the plan's key range holds a key after key: O(log n).
+func (st *state) hasKeyAfter(pl plan, key string) bool {
+	found := false
+	st.tree.AscendGreaterOrEqual(item{key: key + "\x00"}, func(it item) bool {
+		found = pl.inRange(it.key)
+		return false
+	})
+	return found
 }
 
 // countAfter counts the keys of prefix strictly after key (remainingItemCount, rule 2.7). For an

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -81,6 +83,11 @@ func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv, fall
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 	}
+	// Decoders read invalid UTF-8 as U+FFFD: an object stored with it would be keyed and selected
+	// by bytes no client can name. Rejecting it costs one pass that is nearly free on ASCII.
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("%w: invalid UTF-8", ErrMalformedObject)
+	}
 	if !validName(obj.Name) {
 		return nil, fmt.Errorf("%w: %q", ErrInvalidName, obj.Name)
 	}
@@ -123,27 +130,56 @@ func parseRV(s string) (uint64, bool) {
 	return v, err == nil
 }
 
-// spliceRV returns a copy of raw whose metadata.resourceVersion is rv, replacing the existing value
-// or inserting the field first in metadata.
+// spliceRV returns a copy of raw whose metadata.resourceVersion is rv. Every occurrence is
+// rewritten — JSON decoders keep the last of repeated keys (of metadata and of resourceVersion),
+// gjson finds the first, and both must read rv — and when the last metadata has none, the field is
+// inserted first in it. Slow path: only events whose object does not already carry their RV.
 func spliceRV(raw []byte, rv uint64) ([]byte, error) {
 	quoted := strconv.AppendQuote(nil, strconv.FormatUint(rv, 10))
-	if res := gjson.GetBytes(raw, "metadata.resourceVersion"); res.Exists() && res.Index > 0 {
-		out := make([]byte, 0, len(raw)+len(quoted))
-		out = append(out, raw[:res.Index]...)
-		out = append(out, quoted...)
-		return append(out, raw[res.Index+len(res.Raw):]...), nil
+	view := unsafe.String(unsafe.SliceData(raw), len(raw))
+	offset := func(sub string) int {
+		return int(uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(raw))))
 	}
-	md := gjson.GetBytes(raw, "metadata")
-	if !md.IsObject() || md.Index <= 0 {
+	type span struct{ at, n int }
+	var rvs []span
+	lastMD := -1
+	hasRV := false
+	gjson.Parse(view).ForEach(func(k, md gjson.Result) bool {
+		if k.Str != "metadata" || !md.IsObject() {
+			return true
+		}
+		lastMD, hasRV = offset(md.Raw), false
+		md.ForEach(func(k, v gjson.Result) bool {
+			if k.Str == "resourceVersion" {
+				rvs = append(rvs, span{offset(v.Raw), len(v.Raw)})
+				hasRV = true
+			}
+			return true
+		})
+		return true
+	})
+	if lastMD < 0 {
 		return nil, fmt.Errorf("cannot locate metadata to write resourceVersion")
 	}
-	at := md.Index + 1 // just after '{'
-	field := append([]byte(`"resourceVersion":`), quoted...)
-	if strings.TrimSpace(md.Raw[1:len(md.Raw)-1]) != "" {
-		field = append(field, ',')
+	out := make([]byte, 0, len(raw)+len(quoted)+20)
+	pos := 0
+	if !hasRV {
+		at := lastMD + 1 // just after '{'
+		out = append(out, raw[:at]...)
+		out = append(out, `"resourceVersion":`...)
+		out = append(out, quoted...)
+		if rest := strings.TrimLeft(string(raw[at:]), " \t\r\n"); !strings.HasPrefix(rest, "}") {
+			out = append(out, ',')
+		}
+		pos = at
 	}
-	out := make([]byte, 0, len(raw)+len(field))
-	out = append(out, raw[:at]...)
-	out = append(out, field...)
-	return append(out, raw[at:]...), nil
+	for _, sp := range rvs {
+		if sp.at < pos {
+			continue // cannot happen: occurrences come in document order after pos
+		}
+		out = append(out, raw[pos:sp.at]...)
+		out = append(out, quoted...)
+		pos = sp.at + sp.n
+	}
+	return append(out, raw[pos:]...), nil
 }

@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -130,7 +131,15 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The apiserver's order: selector syntax (400), option validation (422), field-label
+	// conversion (400), then the resourceVersion (400).
 	ws, err := routeWatch(o)
+	if errors.Is(err, ErrInvalidOptions) {
+		return nil, err
+	}
+	if q.unsupported != nil {
+		return nil, q.unsupported
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +154,8 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 		in:        make(chan wevent, c.opts.WatchBuffer),
 		out:       w.out,
 		prefix:    q.prefix,
-		pred:      newPredicate(c.schema.Load(), c.labels.Load(), q.labels, q.fields),
+		pred:      newPredicate(q.schema, c.labels.Load(), q.labels, q.fields),
+		sinceRV:   ws.sinceRV,
 		bookmarks: o.AllowWatchBookmarks,
 	}
 	go ww.run(q, ws)
@@ -171,6 +181,7 @@ type watcher struct {
 	closed bool // guarded by Cache.mu: in is closed and the watcher left the set
 
 	bookmarks bool
+	sinceRV   uint64 // the watch's start RV: no bookmark below it (rule 5.7)
 	lastRV    uint64 // last RV sent on out (goroutine-owned)
 }
 
@@ -204,6 +215,7 @@ func (w *watcher) run(q query, ws watchStart) {
 		}
 		if !ws.initial {
 			ws.sinceRV = target // RV="" without initial events: from the source's current RV, no wait
+			w.sinceRV = target
 		}
 	}
 
@@ -245,7 +257,7 @@ func (w *watcher) run(q query, ws watchStart) {
 
 	w.lastRV = startRV
 	if initial != nil {
-		pred := newPredicate(initial.schema, c.labels.Load(), q.labels, q.fields)
+		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
 		ok := true
 		initial.walk(pl, func(it item) bool {
@@ -262,7 +274,7 @@ func (w *watcher) run(q query, ws watchStart) {
 			return
 		}
 	}
-	replayPred := newPredicate(c.schema.Load(), c.labels.Load(), q.labels, q.fields)
+	replayPred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 	for _, e := range replay {
 		if e.ev == nil {
 			continue
@@ -333,6 +345,9 @@ func (w *watcher) bookmark() bool {
 		if !w.forward(ev) {
 			return false
 		}
+	}
+	if rv < w.sinceRV {
+		return true // a watch from a future RV gets no bookmark before the cache reaches it
 	}
 	rv = max(rv, w.lastRV)
 	return w.send(WatchEvent{Type: Bookmark, ResourceVersion: rv})

@@ -10,11 +10,10 @@ import (
 	"github.com/watchcache/watchcache/watchcache"
 )
 
-// Minimal reproductions of the core bugs the differential tests found. They fail until the core is
-// fixed (the fix belongs in package watchcache, not here); -skipknown makes the differential test
-// look past them meanwhile.
+// Regression tests: minimal reproductions of the core bugs the differential tests and fuzzers
+// found, each fixed in package watchcache. The comments describe the bug as it was.
 
-func knownCache(t *testing.T) *watchcache.Cache {
+func regressionCache(t *testing.T) *watchcache.Cache {
 	t.Helper()
 	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}, WaitTimeout: 10 * time.Millisecond, BookmarkInterval: time.Millisecond})
 	t.Cleanup(c.Stop)
@@ -31,8 +30,8 @@ func knownCache(t *testing.T) *watchcache.Cache {
 // (the cache's own when it has no source). The cache instead replays from RV 0 and fails the
 // watch with 410 "too old resource version: 0 (10)": with Options.CurrentResourceVersion nil,
 // currentSourceRV returns 0 and watcher.run uses it as sinceRV.
-func TestKnownBugWatchWithoutInitialEventsFromUnsetRV(t *testing.T) {
-	c := knownCache(t)
+func TestRegressionWatchWithoutInitialEventsFromUnsetRV(t *testing.T) {
+	c := regressionCache(t)
 	no := false
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -46,16 +45,16 @@ func TestKnownBugWatchWithoutInitialEventsFromUnsetRV(t *testing.T) {
 		}
 	}()
 	if ev := <-w.Events(); ev.Type != watchcache.Bookmark {
-		t.Fatalf("BUG: first event %s %v, want a periodic BOOKMARK and no error (rule 5.1)", ev.Type, ev.Err)
+		t.Fatalf("first event %s %v, want a periodic BOOKMARK and no error (rule 5.1)", ev.Type, ev.Err)
 	}
 }
 
 // DESIGN "indexes are an optimisation, never a semantic" and rule 2.6: a page that stops at the
 // limit carries a token whenever another key of the range follows. With an index on the selected
 // field the plan walks only that value's entries, so the token depends on whether an index exists.
-func TestKnownBugIndexPlanChangesContinue(t *testing.T) {
+func TestRegressionIndexPlanChangesContinue(t *testing.T) {
 	for _, indexed := range []bool{false, true} {
-		c := knownCache(t)
+		c := regressionCache(t)
 		if indexed {
 			if err := c.AddIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"}); err != nil {
 				t.Fatal(err)
@@ -66,7 +65,7 @@ func TestKnownBugIndexPlanChangesContinue(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(res.Items) != 2 || res.Continue == "" {
-			t.Errorf("BUG: indexed=%v: %d items, continue %q; want 2 items and a token (a/p3 follows a/p2)", indexed, len(res.Items), res.Continue)
+			t.Errorf("indexed=%v: %d items, continue %q; want 2 items and a token (a/p3 follows a/p2)", indexed, len(res.Items), res.Continue)
 		}
 	}
 }
@@ -76,7 +75,7 @@ func TestKnownBugIndexPlanChangesContinue(t *testing.T) {
 // snapshot's schema to record.fields, which returns the short value slice, and
 // FieldSelector.Matches reads the new position as "" — an Exact list at an older RV selects
 // nothing with `f=v` and everything with `f!=v`.
-func TestKnownBugRegisteredFieldOnOlderSnapshot(t *testing.T) {
+func TestRegressionRegisteredFieldOnOlderSnapshot(t *testing.T) {
 	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
 	t.Cleanup(c.Stop)
 	p := func(name, prio string, rv int) []byte {
@@ -97,7 +96,7 @@ func TestKnownBugRegisteredFieldOnOlderSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(res.Items) != 1 {
-			t.Errorf("BUG: Exact list at %s with spec.priorityClassName=high: %d items, want p1", rv, len(res.Items))
+			t.Errorf("Exact list at %s with spec.priorityClassName=high: %d items, want p1", rv, len(res.Items))
 		}
 	}
 }
@@ -106,14 +105,14 @@ func TestKnownBugRegisteredFieldOnOlderSnapshot(t *testing.T) {
 // converts the field labels (400) (AS37 endpoints/handlers/get.go). The cache converts the field
 // labels before validating, so a request with both an unsupported field and invalid options gets
 // the 400 instead of the apiserver's 422.
-func TestKnownBugValidationBeforeFieldConversion(t *testing.T) {
-	c := knownCache(t)
+func TestRegressionValidationBeforeFieldConversion(t *testing.T) {
+	c := regressionCache(t)
 	_, err := c.List(context.Background(), watchcache.ListOptions{FieldSelector: "spec.foo=bar", ResourceVersionMatch: watchcache.MatchNotOlderThan})
 	if err == nil {
 		t.Fatal("list accepted")
 	}
 	if st := watchcache.ToStatus(err).ErrStatus; st.Code != 422 {
-		t.Errorf("BUG: list: %d %q, want 422 resourceVersionMatch is forbidden unless resourceVersion is provided", st.Code, st.Message)
+		t.Errorf("list: %d %q, want 422 resourceVersionMatch is forbidden unless resourceVersion is provided", st.Code, st.Message)
 	}
 	w, err := c.Watch(context.Background(), watchcache.WatchOptions{FieldSelector: "spec.foo=bar", ResourceVersion: "5", ResourceVersionMatch: watchcache.MatchNotOlderThan})
 	if err == nil {
@@ -121,22 +120,22 @@ func TestKnownBugValidationBeforeFieldConversion(t *testing.T) {
 		t.Fatal("watch accepted")
 	}
 	if st := watchcache.ToStatus(err).ErrStatus; st.Code != 422 {
-		t.Errorf("BUG: watch: %d %q, want 422 resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", st.Code, st.Message)
+		t.Errorf("watch: %d %q, want 422 resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", st.Code, st.Message)
 	}
 }
 
 // Rule 2.3: a token whose JSON is not an object gets encoding/json's message, which names the Go
 // type: the apiserver's is storage.continueToken (k8s.io/apiserver/pkg/storage), the cache's
 // watchcache.continueToken.
-func TestKnownBugTokenTypeNameInMessage(t *testing.T) {
-	c := knownCache(t)
+func TestRegressionTokenTypeNameInMessage(t *testing.T) {
+	c := regressionCache(t)
 	_, err := c.List(context.Background(), watchcache.ListOptions{Continue: "MA", Limit: 1}) // base64url of "0"
 	if err == nil {
 		t.Fatal("accepted")
 	}
 	const want = "invalid continue token: continue key is not valid: json: cannot unmarshal number into Go value of type storage.continueToken"
 	if got := watchcache.ToStatus(err).ErrStatus.Message; got != want {
-		t.Errorf("BUG: message %q\nwant             %q", got, want)
+		t.Errorf("message %q\nwant             %q", got, want)
 	}
 }
 
@@ -146,8 +145,8 @@ func TestKnownBugTokenTypeNameInMessage(t *testing.T) {
 // read a resourceVersion the cache does not hold the object at. Found by FuzzApplyEvent
 // (testdata/fuzz/FuzzApplyEvent/known-duplicate-resourceVersion). Rejecting such objects, or rewriting
 // every occurrence, would fix it.
-func TestKnownBugDuplicateResourceVersionKey(t *testing.T) {
-	c := knownCache(t)
+func TestRegressionDuplicateResourceVersionKey(t *testing.T) {
+	c := regressionCache(t)
 	obj := []byte(`{"metadata":{"name":"x","namespace":"a","resourceVersion":"1","resourceVersion":"2"}}`)
 	if err := c.Apply(watchcache.Event{Type: watchcache.Added, Object: obj, ResourceVersion: 11}); err != nil {
 		return // rejecting it is a fix
@@ -157,7 +156,7 @@ func TestKnownBugDuplicateResourceVersionKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m, ok := metaOf(got); !ok || m.rv != "11" {
-		t.Errorf("BUG: served %s, which decodes to resourceVersion %q, want 11", got, m.rv)
+		t.Errorf("served %s, which decodes to resourceVersion %q, want 11", got, m.rv)
 	}
 }
 
@@ -166,8 +165,8 @@ func TestKnownBugDuplicateResourceVersionKey(t *testing.T) {
 // under a name no client can select (metadata.name=\uFFFD finds nothing), and two such names
 // that decode alike are two keys. Found by FuzzApplyEvent
 // (testdata/fuzz/FuzzApplyEvent/known-invalid-utf8-name). Rejecting invalid UTF-8 would fix it.
-func TestKnownBugInvalidUTF8Name(t *testing.T) {
-	c := knownCache(t)
+func TestRegressionInvalidUTF8Name(t *testing.T) {
+	c := regressionCache(t)
 	obj := []byte("{\"metadata\":{\"name\":\"\xa0\",\"namespace\":\"a\"}}")
 	if err := c.Apply(watchcache.Event{Type: watchcache.Added, Object: obj, ResourceVersion: 11}); err != nil {
 		return // rejecting it is a fix
@@ -177,7 +176,7 @@ func TestKnownBugInvalidUTF8Name(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res.Items) != 1 {
-		t.Errorf("BUG: accepted a name with invalid UTF-8, which clients read as %q, but metadata.name=%q selects %d objects", "\uFFFD", "\uFFFD", len(res.Items))
+		t.Errorf("accepted a name with invalid UTF-8, which clients read as %q, but metadata.name=%q selects %d objects", "\uFFFD", "\uFFFD", len(res.Items))
 	}
 }
 
@@ -186,8 +185,8 @@ func TestKnownBugInvalidUTF8Name(t *testing.T) {
 // future RV N (accepted without waiting, rule 5.1) gets bookmarks at N right away from the cache
 // (watcher.bookmark sends max(head RV, lastRV = N)): it claims an RV the cache has not reached.
 // Minor: a client resuming from it resumes where it started.
-func TestKnownBugBookmarkAboveCacheRV(t *testing.T) {
-	c := knownCache(t) // at RV 10, bookmarks every millisecond
+func TestRegressionBookmarkAboveCacheRV(t *testing.T) {
+	c := regressionCache(t) // at RV 10, bookmarks every millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := c.Watch(ctx, watchcache.WatchOptions{ResourceVersion: "200", AllowWatchBookmarks: true})
 	if err != nil {
@@ -201,7 +200,7 @@ func TestKnownBugBookmarkAboveCacheRV(t *testing.T) {
 	select {
 	case ev := <-w.Events():
 		if ev.Type == watchcache.Bookmark && ev.ResourceVersion > c.ResourceVersion() {
-			t.Errorf("BUG: BOOKMARK at RV %d while the cache is at %d", ev.ResourceVersion, c.ResourceVersion())
+			t.Errorf("BOOKMARK at RV %d while the cache is at %d", ev.ResourceVersion, c.ResourceVersion())
 		}
 	case <-time.After(50 * time.Millisecond): // no bookmark until the cache reaches 200: right
 	}
