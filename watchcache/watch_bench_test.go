@@ -118,7 +118,8 @@ func BenchmarkWatchLatency(b *testing.B) {
 	}
 }
 
-// BenchmarkWatcherMemory reports the heap held per idle node-filtered watcher.
+// BenchmarkWatcherMemory reports the heap held per idle node-filtered watcher. Each iteration
+// starts and ends 5,000 watchers: run it with -benchtime 1x.
 func BenchmarkWatcherMemory(b *testing.B) {
 	c := New(Options{Resource: Resource{Name: "pods", Namespaced: true}})
 	if err := c.Replace(nil, 1); err != nil {
