@@ -59,20 +59,3 @@ func (t *labelSets) intern(raw string, labels selection.Labels) *labelSet {
 
 // size is an upper bound of the ids handed out so far.
 func (t *labelSets) size() int { return int(t.next.Load()) }
-
-// lookupLabel returns the value of key in a sorted label set and whether it is present.
-func lookupLabel(ls selection.Labels, key string) (string, bool) {
-	lo, hi := 0, len(ls)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if ls[m].Key < key {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(ls) && ls[lo].Key == key {
-		return ls[lo].Value, true
-	}
-	return "", false
-}

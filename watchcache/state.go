@@ -37,7 +37,7 @@ func (si *stateIndex) value(schema *selection.Schema, rec *record) (string, bool
 	if si.pos >= 0 {
 		return rec.fieldValue(schema, si.pos), true
 	}
-	return lookupLabel(rec.ls.labels, si.spec.Name)
+	return rec.ls.labels.Lookup(si.spec.Name)
 }
 
 // nsCount is the number of objects in one namespace. ns is the namespace followed by "/", so that

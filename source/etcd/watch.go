@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/watchcache/watchcache/rvclock"
+	"github.com/watchcache/watchcache/source/internal/backoff"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -28,7 +29,7 @@ var (
 // runFeed is one resource's reflector loop: list, then watch; resume a broken watch from the last
 // revision; re-list after a compaction. It returns when ctx ends or the cache is stopped.
 func (s *Source) runFeed(ctx context.Context, f *feed) {
-	retry := newBackoff(s.opts.MinRetry, s.opts.MaxRetry)
+	retry := backoff.New(s.opts.MinRetry, s.opts.MaxRetry)
 	for ctx.Err() == nil {
 		if f.rev == 0 {
 			rev, err := s.list(ctx, f)
@@ -44,15 +45,15 @@ func (s *Source) runFeed(ctx context.Context, f *feed) {
 				continue
 			case err != nil:
 				f.log.Warn("etcd: list failed; retrying", "err", err)
-				retry.wait(ctx)
+				retry.Wait(ctx)
 				continue
 			}
 			f.rev = rev
-			retry.reset()
+			retry.Reset()
 		}
 		progressed, err := s.watch(ctx, f)
 		if progressed {
-			retry.reset()
+			retry.Reset()
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -72,7 +73,7 @@ func (s *Source) runFeed(ctx context.Context, f *feed) {
 		default:
 			s.stats.reconnects.Add(1)
 			f.log.Info("etcd: watch broke; resuming", "revision", f.rev, "err", err)
-			retry.wait(ctx)
+			retry.Wait(ctx)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/watchcache/watchcache/rvclock"
+	"github.com/watchcache/watchcache/source/internal/backoff"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -131,7 +132,7 @@ func (s *Source) Run(ctx context.Context) error {
 	s.running = true
 	s.mu.Unlock()
 
-	retry := newBackoff(s.opts.MinRetry, s.opts.MaxRetry)
+	retry := backoff.New(s.opts.MinRetry, s.opts.MaxRetry)
 	for ctx.Err() == nil {
 		if s.rv == 0 {
 			rv, err := s.list(ctx)
@@ -143,15 +144,15 @@ func (s *Source) Run(ctx context.Context) error {
 				return nil
 			case err != nil:
 				s.log.Warn("kube: list failed; retrying", "err", err)
-				retry.wait(ctx)
+				retry.Wait(ctx)
 				continue
 			}
 			s.rv = rv
-			retry.reset()
+			retry.Reset()
 		}
 		progressed, err := s.watch(ctx)
 		if progressed {
-			retry.reset()
+			retry.Reset()
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -172,7 +173,7 @@ func (s *Source) Run(ctx context.Context) error {
 			// A stream that broke, a watch refused (429, 5xx), or one that ended before
 			// delivering anything: back off, as the reflector does, then resume from s.rv.
 			s.log.Info("kube: watch failed; resuming", "resourceVersion", s.rv, "err", err)
-			retry.wait(ctx)
+			retry.Wait(ctx)
 		}
 	}
 	return nil
