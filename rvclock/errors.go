@@ -36,6 +36,7 @@ type RegressionError struct {
 	Got     uint64 // the RV Advance was called with
 }
 
+// Error returns the message with both RVs.
 func (e *RegressionError) Error() string {
 	return "rvclock: resourceVersion went backwards: got " + strconv.FormatUint(e.Got, 10) +
 		", current " + strconv.FormatUint(e.Current, 10)

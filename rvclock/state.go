@@ -23,6 +23,7 @@ const (
 	Stopped
 )
 
+// String returns the state's name.
 func (s State) String() string {
 	switch s {
 	case Pending:

@@ -55,7 +55,9 @@ type ExpiredError struct {
 	Continue string
 }
 
+// Error returns the message.
 func (e *ExpiredError) Error() string        { return e.Message }
+// Is makes errors.Is match the sentinel of the case.
 func (e *ExpiredError) Is(target error) bool { return target == ErrExpired }
 
 // Messages of the apiserver's 410 answers, verbatim.
@@ -73,7 +75,9 @@ const (
 // BadRequestError is a 400 BadRequest whose message is the apiserver's.
 type BadRequestError struct{ Message string }
 
+// Error returns the message.
 func (e *BadRequestError) Error() string        { return e.Message }
+// Is makes errors.Is match the sentinel of the case.
 func (e *BadRequestError) Is(target error) bool { return target == ErrBadRequest }
 
 func badRequest(format string, args ...any) error {
@@ -83,9 +87,11 @@ func badRequest(format string, args ...any) error {
 // InvalidOptionsError is a 422 Invalid on ListOptions.meta.k8s.io, one cause per field error.
 type InvalidOptionsError struct{ Errs field.ErrorList }
 
+// Error returns the message.
 func (e *InvalidOptionsError) Error() string {
 	return fmt.Sprintf("ListOptions.meta.k8s.io \"\" is invalid: %v", e.Errs.ToAggregate())
 }
+// Is makes errors.Is match the sentinel of the case.
 func (e *InvalidOptionsError) Is(target error) bool { return target == ErrInvalidOptions }
 
 // NotFoundError is a 404 for one object; ResourceVersion is the cache RV at the time of the read (rule 3.9).
@@ -94,10 +100,12 @@ type NotFoundError struct {
 	ResourceVersion       uint64
 }
 
+// Error returns the message.
 func (e *NotFoundError) Error() string {
 	if e.Group != "" {
 		return fmt.Sprintf("%s.%s %q not found", e.Resource, e.Group, e.Name)
 	}
 	return fmt.Sprintf("%s %q not found", e.Resource, e.Name)
 }
+// Is makes errors.Is match the sentinel of the case.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }

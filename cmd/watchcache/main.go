@@ -2,6 +2,7 @@
 // demonstrates the cache on a generated cluster.
 //
 //	watchcache serve [--listen 127.0.0.1:8080] [--pods 10000 --nodes 500 --namespaces 20 --seed 1 --churn 50]
+//	watchcache serve [--listen 127.0.0.1:8080] --etcd-endpoints http://127.0.0.1:2379 [--etcd-prefix /registry]
 //	watchcache demo  [--pods 100000 ...]
 //
 // serve loads a generated cluster into caches, keeps changing its pods, and answers kubectl and
@@ -10,6 +11,10 @@
 //	$ watchcache serve --listen 127.0.0.1:0 &
 //	http://127.0.0.1:40123
 //	$ kubectl --server http://127.0.0.1:40123 get pods -A --chunk-size=500
+//
+// With --etcd-endpoints it serves instead the pods, nodes, namespaces, configmaps and services a
+// kube-apiserver keeps in that etcd (which must store JSON: --storage-media-type=application/json),
+// next to the apiserver and with its semantics, consistent reads included.
 //
 // demo loads pods into a cache and prints the answers and timings of the queries a user runs.
 package main
@@ -40,7 +45,8 @@ const usage = `watchcache: an in-process Kubernetes watch cache.
 
 Usage:
   watchcache serve [flags]   serve the Kubernetes API (discovery, list, get, watch) from caches
-                             loaded with a generated cluster whose pods keep changing
+                             loaded with a generated cluster whose pods keep changing, or
+                             fed from a kube-apiserver's etcd (--etcd-endpoints)
   watchcache demo  [flags]   load generated pods into a cache and time the queries users run
 
 Run "watchcache <command> -h" for the flags of a command.

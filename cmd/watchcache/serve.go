@@ -38,9 +38,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&sf.gen.Namespaces, "namespaces", 20, "namespaces in the generated cluster")
 	fs.Int64Var(&sf.gen.Seed, "seed", 1, "seed of the generated cluster")
 	fs.Float64Var(&sf.churn, "churn", 50, "pod changes per second (0: none)")
+	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver storing JSON (--storage-media-type=application/json): serve its pods, nodes, namespaces, configmaps and services instead of a generated cluster")
+	fs.StringVar(&sf.etcdPrefix, "etcd-prefix", "/registry", "the kube-apiserver's --etcd-prefix (with --etcd-endpoints)")
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API's read path from watch caches.\nPrints the server's URL as the first line of output.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API's read path from watch caches, loaded with a generated cluster\nor fed from a kube-apiserver's etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,6 +51,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
 	}
+	sf.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { sf.set[f.Name] = true })
 	log, err := newLogger(stderr, *logLevel)
 	if err != nil {
 		return err
@@ -56,6 +60,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	src, err := newSource(sf, log)
 	if err != nil {
 		return err
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
 	}
 
 	// Bind first, so that a bad address fails before a long load.
@@ -142,9 +149,13 @@ func build(src source, log *slog.Logger) (caches, *kubeapi.Server, error) {
 	cs := caches{}
 	srv := kubeapi.NewServer(kubeapi.Options{Logger: log})
 	for _, info := range src.Resources() {
-		c := watchcache.New(watchcache.Options{
+		opts := watchcache.Options{
 			Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
-		})
+		}
+		if cc, ok := src.(cacheConfigurer); ok {
+			cc.configure(&opts)
+		}
+		c := watchcache.New(opts)
 		if err := srv.Register(info, c); err != nil {
 			return nil, nil, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -20,10 +21,11 @@ type caches map[string]*watchcache.Cache
 // the apiserver's cache from etcd: Load lists (Cache.Replace), Run watches (Cache.Apply, with
 // BOOKMARK events for progress).
 //
-// The generated cluster is the only source today. Another one — etcd (--etcd-endpoints,
-// --etcd-prefix: a range read of each resource's prefix, then a watch from its revision with
-// progress notifies as bookmarks) or a kubeconfig — implements this interface and is chosen in
-// newSource from its flags; serve does not change.
+// Two sources exist: a generated cluster (the default) and etcd (--etcd-endpoints, --etcd-prefix:
+// a range read of each resource's prefix, then a watch from its revision with progress notifies
+// as bookmarks). newSource chooses one from the flags; serve does not change. A source may also
+// implement cacheConfigurer (to set the options of the caches it feeds) and io.Closer (to release
+// what Load started, also when serve fails before Run).
 type source interface {
 	// Resources lists the resources the source feeds.
 	Resources() []kubeapi.ResourceInfo
@@ -33,14 +35,39 @@ type source interface {
 	Run(ctx context.Context, c caches) error
 }
 
+// cacheConfigurer is implemented by sources that need options on the caches they feed, e.g. how a
+// consistent read learns the source's current resourceVersion.
+type cacheConfigurer interface {
+	configure(o *watchcache.Options)
+}
+
 // sourceFlags are the flags of every source.
 type sourceFlags struct {
 	gen   testdata.Config
 	churn float64
+
+	etcdEndpoints string // comma-separated; "" means the generated cluster
+	etcdPrefix    string
+
+	set map[string]bool // the flags given on the command line
 }
+
+// generatedFlags are the flags that only the generated cluster reads.
+var generatedFlags = []string{"pods", "nodes", "namespaces", "seed", "churn"}
 
 // newSource returns the source the flags choose.
 func newSource(f sourceFlags, log *slog.Logger) (source, error) {
+	if f.etcdEndpoints != "" {
+		for _, name := range generatedFlags {
+			if f.set[name] {
+				return nil, fmt.Errorf("--%s configures the generated cluster; it has no effect with --etcd-endpoints", name)
+			}
+		}
+		return newEtcdFeed(f.etcdEndpoints, f.etcdPrefix, log)
+	}
+	if f.set["etcd-prefix"] {
+		return nil, errors.New("--etcd-prefix needs --etcd-endpoints")
+	}
 	if f.churn < 0 {
 		return nil, fmt.Errorf("--churn must be ≥ 0, not %v", f.churn)
 	}

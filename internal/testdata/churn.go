@@ -5,12 +5,14 @@ import "math/rand/v2"
 // ChangeType is the kind of a Change, as in a watch event.
 type ChangeType int
 
+// The change types.
 const (
 	Added ChangeType = iota
 	Modified
 	Deleted
 )
 
+// String returns the watch event name: ADDED, MODIFIED or DELETED.
 func (t ChangeType) String() string {
 	switch t {
 	case Added:
