@@ -56,7 +56,8 @@ type ExpiredError struct {
 }
 
 // Error returns the message.
-func (e *ExpiredError) Error() string        { return e.Message }
+func (e *ExpiredError) Error() string { return e.Message }
+
 // Is makes errors.Is match the sentinel of the case.
 func (e *ExpiredError) Is(target error) bool { return target == ErrExpired }
 
@@ -76,7 +77,8 @@ const (
 type BadRequestError struct{ Message string }
 
 // Error returns the message.
-func (e *BadRequestError) Error() string        { return e.Message }
+func (e *BadRequestError) Error() string { return e.Message }
+
 // Is makes errors.Is match the sentinel of the case.
 func (e *BadRequestError) Is(target error) bool { return target == ErrBadRequest }
 
@@ -91,6 +93,7 @@ type InvalidOptionsError struct{ Errs field.ErrorList }
 func (e *InvalidOptionsError) Error() string {
 	return fmt.Sprintf("ListOptions.meta.k8s.io \"\" is invalid: %v", e.Errs.ToAggregate())
 }
+
 // Is makes errors.Is match the sentinel of the case.
 func (e *InvalidOptionsError) Is(target error) bool { return target == ErrInvalidOptions }
 
@@ -107,5 +110,6 @@ func (e *NotFoundError) Error() string {
 	}
 	return fmt.Sprintf("%s %q not found", e.Resource, e.Name)
 }
+
 // Is makes errors.Is match the sentinel of the case.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
