@@ -38,7 +38,8 @@ type Cache struct {
 	winMu sync.RWMutex
 	win   window
 
-	watchers watcherSet
+	watchers  watcherSet
+	selectors selectorMemo
 }
 
 // view is a published state and the RV a latest read at it answers with: the state's own RV, or

@@ -80,13 +80,10 @@ type query struct {
 // prepare parses the selectors (400 on error, rules 4.1–4.3) and computes the list root (rule 4.6).
 // An unsupported field is kept in query.unsupported, to be reported after validation.
 func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, error) {
-	l, err := selection.ParseLabels(labelSelector)
-	if err != nil {
-		return query{}, err
-	}
 	schema := c.schema.Load()
-	q := query{schema: schema, labels: l}
-	q.fields, err = schema.ParseFields(fieldSelector)
+	p := c.selectors.parse(schema, labelSelector, fieldSelector)
+	q := query{schema: schema, labels: p.labels, fields: p.fields}
+	err := p.err
 	if errors.Is(err, selection.ErrUnsupportedField) {
 		q.unsupported, err = err, nil
 	}

@@ -55,6 +55,9 @@ type route struct {
 
 // validateListOptions applies rules 0.1–0.5: every error is reported, as one 422.
 func validateListOptions(o ListOptions) error {
+	if o.ResourceVersionMatch == "" && o.SendInitialEvents == nil {
+		return nil // the common case, without building field paths
+	}
 	var errs field.ErrorList
 	p := field.NewPath("resourceVersionMatch")
 	if m := o.ResourceVersionMatch; m != "" {
