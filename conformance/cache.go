@@ -31,6 +31,10 @@ func NewCacheTarget(t TB, cfg Config, indexes ...index.Spec) *CacheTarget {
 		WindowEvents:     cfg.WindowEvents,
 		WaitTimeout:      cfg.WaitTimeout,
 		BookmarkInterval: cfg.BookmarkInterval,
+		// The suite checks what watches deliver, not the slow-watcher policy (rule 5.10): a queue
+		// larger than any subtest's burst keeps a watcher starved of CPU (-race, a loaded machine)
+		// from being closed mid-check.
+		WatchBuffer: 1024,
 	})
 	t.Cleanup(c.Stop)
 	for _, s := range indexes {
