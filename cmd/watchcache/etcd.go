@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/watchcache/watchcache/kubeapi"
+	etcdsource "github.com/watchcache/watchcache/source/etcd"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// etcdResources are the resources serve feeds from etcd, with the prefix under --etcd-prefix where
+// the kube-apiserver stores each one (rule 6.1: nodes are "minions", services "services/specs").
+var etcdResources = []struct{ resource, prefix string }{
+	{"pods", "pods"},
+	{"nodes", "minions"},
+	{"namespaces", "namespaces"},
+	{"configmaps", "configmaps"},
+	{"services", "services/specs"},
+}
+
+const (
+	// etcdCheckTimeout bounds the first request to etcd. Creating a client does not connect, and the
+	// source retries a failing etcd for ever; this read makes a wrong --etcd-endpoints an error within
+	// seconds instead of a silent wait. A healthy etcd answers it in milliseconds.
+	etcdCheckTimeout = 10 * time.Second
+	// readyPoll is how often Load looks whether the caches have their first list: a list of 10,000
+	// pods takes ~100 ms, so 10 ms keeps the wait within a few percent of the list itself.
+	readyPoll = 10 * time.Millisecond
+	// loadLogEvery is how often Load logs the resources still listing.
+	loadLogEvery = 2 * time.Second
+)
+
+// etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver that stores
+// JSON (--storage-media-type=application/json), read by source/etcd — a paged range read of each
+// prefix, then a watch from its revision with progress notifications as bookmarks.
+//
+// Load starts the etcd source (which lists and then watches) and returns once every cache has its
+// first list; Run waits for ctx and stops it. Close releases the source and the client whether or
+// not Run was called.
+type etcdFeed struct {
+	cli    *clientv3.Client
+	src    *etcdsource.Source
+	prefix string // --etcd-prefix
+	log    *slog.Logger
+
+	// wake asks for a progress notification on behalf of a read waiting for a revision its cache has
+	// not reached (watchcache.Options.OnWait must not block); one pending request stands for all.
+	wake chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // stops the source started by Load
+	done   chan error         // the source's result; nil before Load
+	wg     sync.WaitGroup     // the source's goroutines
+	closed bool
+}
+
+// newEtcdFeed connects to etcd (lazily: the first request dials).
+func newEtcdFeed(endpoints, pathPrefix string, log *slog.Logger) (*etcdFeed, error) {
+	var eps []string
+	for e := range strings.SplitSeq(endpoints, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			eps = append(eps, e)
+		}
+	}
+	if len(eps) == 0 {
+		return nil, errors.New("--etcd-endpoints: no endpoint")
+	}
+	if !strings.HasPrefix(pathPrefix, "/") || path.Clean(pathPrefix) != pathPrefix || pathPrefix == "/" {
+		return nil, fmt.Errorf("--etcd-prefix %q: want a clean absolute path such as /registry", pathPrefix)
+	}
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   eps,
+		DialTimeout: etcdCheckTimeout,
+		Logger:      zap.NewNop(), // the source logs what matters, through slog
+	})
+	if err != nil {
+		return nil, fmt.Errorf("etcd client: %w", err)
+	}
+	log = log.With("source", "etcd")
+	return &etcdFeed{
+		cli:    cli,
+		src:    etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
+		prefix: pathPrefix,
+		log:    log,
+		wake:   make(chan struct{}, 1),
+	}, nil
+}
+
+func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
+	out := make([]kubeapi.ResourceInfo, len(etcdResources))
+	for i, r := range etcdResources {
+		out[i], _ = kubeapi.CoreResource(r.resource)
+	}
+	return out
+}
+
+// configure makes consistent reads ask etcd for its revision (rule 1.8), and reads waiting for a
+// revision their cache has not reached ask for a progress notification (rule 3.3): the revision is
+// etcd-global, so it may belong to a write of another resource.
+func (f *etcdFeed) configure(o *watchcache.Options) {
+	o.CurrentResourceVersion = f.src.CurrentResourceVersion
+	o.OnWait = func(uint64) {
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (f *etcdFeed) Load(ctx context.Context, c caches) error {
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, etcdCheckTimeout)
+	resp, err := f.cli.Get(cctx, f.pathPrefix(), clientv3.WithCountOnly())
+	cancel()
+	if err != nil {
+		return fmt.Errorf("etcd %v: %w", f.cli.Endpoints(), err)
+	}
+	f.log.Info("etcd reachable", "endpoints", f.cli.Endpoints(), "revision", resp.Header.Revision)
+	for _, r := range etcdResources {
+		if err := f.src.Add(r.prefix, c[r.resource]); err != nil {
+			return err
+		}
+	}
+
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return errors.New("etcd source closed")
+	}
+	rctx, stop := context.WithCancel(context.Background())
+	f.cancel, f.done = stop, make(chan error, 1)
+	f.wg.Go(func() { f.done <- f.src.Run(rctx) })
+	f.wg.Go(func() { f.requestProgress(rctx) })
+	f.mu.Unlock()
+
+	// Wait for every first list (rule 3.6: a cache is Pending until it), logging who is still
+	// listing. The source retries a failing list by itself; only ctx ends the wait early.
+	pending := map[string]bool{}
+	for _, r := range etcdResources {
+		pending[r.resource] = true
+	}
+	poll := time.NewTicker(readyPoll)
+	defer poll.Stop()
+	lastLog := time.Now()
+	for len(pending) > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-f.done:
+			f.done <- err
+			return fmt.Errorf("etcd source stopped while loading: %v", err)
+		case <-poll.C:
+		}
+		for _, r := range etcdResources {
+			cache := c[r.resource]
+			if pending[r.resource] && cache.Ready() == nil {
+				delete(pending, r.resource)
+				f.log.Info("loaded", "resource", r.resource, "prefix", path.Join(f.pathPrefix(), r.prefix),
+					"objects", cache.Len(), "resourceVersion", cache.ResourceVersion(), "after", time.Since(start).Round(time.Millisecond))
+			}
+		}
+		if len(pending) > 0 && time.Since(lastLog) >= loadLogEvery {
+			lastLog = time.Now()
+			st := f.src.Stats()
+			f.log.Info("waiting for the first lists", "pending", sortedKeys(pending), "lists", st.Lists,
+				"skipped", st.Skipped, "after", time.Since(start).Round(time.Second))
+		}
+	}
+	st := f.src.Stats()
+	f.log.Info("etcd caches ready", "resources", len(etcdResources), "skipped", st.Skipped, "took", time.Since(start).Round(time.Millisecond))
+	if st.Skipped > 0 {
+		f.log.Warn("some objects were not JSON and are not served; start the kube-apiserver with --storage-media-type=application/json",
+			"skipped", st.Skipped)
+	}
+	return nil
+}
+
+// requestProgress turns the OnWait signals of waiting reads into progress requests, as the
+// apiserver's ConditionalProgressRequester does while any read waits (rule 3.3): asking for etcd's
+// current revision makes the running source request progress notifications until every cache
+// reached it (source/etcd CurrentResourceVersion). A read does not say when its wait ends, so each
+// signal keeps this going every progress interval for as long as a wait may last: writes made to
+// other resources during the wait then reach the waiting cache too, without blocking the reader.
+func (f *etcdFeed) requestProgress(ctx context.Context) {
+	var (
+		ticker *time.Ticker
+		tick   <-chan time.Time // nil while no read waits
+		until  time.Time
+	)
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.wake:
+			until = time.Now().Add(etcdsource.DefaultProgressTimeout)
+			if ticker == nil {
+				ticker = time.NewTicker(etcdsource.DefaultProgressInterval)
+				tick = ticker.C
+			}
+		case <-tick:
+			if time.Now().After(until) {
+				ticker.Stop()
+				ticker, tick = nil, nil
+				continue
+			}
+		}
+		if _, err := f.src.CurrentResourceVersion(ctx); err != nil && ctx.Err() == nil {
+			f.log.Debug("progress request failed", "err", err)
+		}
+	}
+}
+
+// Run returns when ctx ends (the source then stops) or when the source stops by itself.
+func (f *etcdFeed) Run(ctx context.Context, _ caches) error {
+	f.mu.Lock()
+	done := f.done
+	f.mu.Unlock()
+	if done == nil {
+		return errors.New("etcd source: Run before Load")
+	}
+	select {
+	case <-ctx.Done():
+		return f.Close()
+	case err := <-done:
+		done <- err
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+}
+
+// Close stops the source started by Load, waits for it and closes the etcd client. It may be
+// called more than once.
+func (f *etcdFeed) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	cancel, done := f.cancel, f.done
+	f.mu.Unlock()
+	var err error
+	if done != nil {
+		cancel()
+		f.wg.Wait()
+		err = <-done
+		done <- err
+	}
+	if cerr := f.cli.Close(); cerr != nil && err == nil && !errors.Is(cerr, context.Canceled) {
+		err = cerr
+	}
+	st := f.src.Stats()
+	f.log.Info("etcd source stopped", "lists", st.Lists, "events", st.Events, "bookmarks", st.Bookmarks,
+		"reconnects", st.Reconnects, "compactions", st.Compactions, "progressRequests", st.ProgressRequests)
+	return err
+}
+
+func (f *etcdFeed) pathPrefix() string { return f.prefix }
+
+// sortedKeys returns the keys of m in order, for stable log lines.
+func sortedKeys(m map[string]bool) []string {
+	return slices.Sorted(maps.Keys(m))
+}
