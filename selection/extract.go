@@ -67,6 +67,9 @@ func (s *Schema) ExtractTrusted(raw []byte) (Object, error) {
 	for _, i := range s.bools {
 		x.fields[i] = "false"
 	}
+	for _, i := range s.ints {
+		x.fields[i] = "0"
+	}
 	x.visit(s.plan, top)
 	if x.err != nil {
 		return Object{}, x.err

@@ -30,6 +30,7 @@ type Schema struct {
 	// positions of the values Extract derives after the pass (-1 when absent)
 	namePos, nsPos, podIPPos, saPos int
 	bools                           []int // positions of kindBool fields: "false" unless the JSON says true
+	ints                            []int // positions of kindInt fields: "0" unless the JSON has a number
 }
 
 // field is one selectable field.
@@ -53,6 +54,9 @@ const (
 	// kindBool: a typed bool of the API: "true" if the JSON value is true, else "false" — the
 	// zero value of a missing field is false, not "" (strconv.FormatBool in the strategies).
 	kindBool
+	// kindInt: a typed integer of the API: its JSON text, "0" when missing (strconv.Itoa in the
+	// strategies, e.g. a replication controller's status.replicas).
+	kindInt
 	// kindPodIP: status.podIP, else status.podIPs[0].ip, else "" (rule 4.4; see PodSchema).
 	kindPodIP
 	// kindServiceAccount: spec.serviceAccountName, else the deprecated spec.serviceAccount.
@@ -137,14 +141,57 @@ func NodeSchema() *Schema {
 	}, nil)
 }
 
+// The other core/v1 kinds with a field-label conversion of their own (K37
+// pkg/apis/core/v1/conversion.go), valued as their strategies' selectable fields: an unknown
+// field gets "field label not supported: <f>", not the generic message.
+var coreSchemas = map[string]func() *Schema{
+	"namespaces": func() *Schema { // cluster-scoped: metadata.namespace is not accepted
+		return newSchema(false, false, []field{
+			{name: "metadata.name", path: "metadata.name", kind: kindName},
+			{name: "status.phase", path: "status.phase"},
+		}, nil)
+	},
+	"services": func() *Schema {
+		return namespacedSchema(field{name: "spec.clusterIP", path: "spec.clusterIP"}, field{name: "spec.type", path: "spec.type"})
+	},
+	"secrets": func() *Schema { return namespacedSchema(field{name: "type", path: "type"}) },
+	"replicationcontrollers": func() *Schema {
+		return namespacedSchema(field{name: "status.replicas", path: "status.replicas", kind: kindInt})
+	},
+	"events": func() *Schema {
+		var fs []field
+		for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {
+			fs = append(fs, field{name: "involvedObject." + f, path: "involvedObject." + f})
+		}
+		return namespacedSchema(append(fs,
+			field{name: "reason", path: "reason"},
+			field{name: "reportingComponent", path: "reportingComponent"},
+			field{name: "source", path: "source.component"}, // the event strategy selects on source.component
+			field{name: "type", path: "type"})...)
+	},
+}
+
+// namespacedSchema is metadata.name, metadata.namespace and the kind's own fields.
+func namespacedSchema(own ...field) *Schema {
+	fs := []field{
+		{name: "metadata.name", path: "metadata.name", kind: kindName},
+		{name: "metadata.namespace", path: "metadata.namespace", kind: kindNamespace},
+	}
+	return newSchema(true, false, append(fs, own...), nil)
+}
+
 // SchemaFor returns the built-in schema of a resource (by its plural name): PodSchema for
-// "pods", NodeSchema for "nodes", NewSchema(namespaced) for anything else.
+// "pods", NodeSchema for "nodes", the kind's own field list for namespaces, services, secrets,
+// replicationcontrollers and events, NewSchema(namespaced) for anything else.
 func SchemaFor(resource string, namespaced bool) *Schema {
 	switch resource {
 	case "pods":
 		return PodSchema()
 	case "nodes":
 		return NodeSchema()
+	}
+	if f, ok := coreSchemas[resource]; ok {
+		return f()
 	}
 	return NewSchema(namespaced)
 }
@@ -287,7 +334,7 @@ func (n *node) add(key string) *node {
 // compile builds the extraction plan and the derived positions from s.fields.
 func (s *Schema) compile() {
 	s.namePos, s.nsPos, s.podIPPos, s.saPos = -1, -1, -1, -1
-	s.bools = nil
+	s.bools, s.ints = nil, nil
 	root := &node{}
 	meta := root.add("metadata")
 	meta.meta = true
@@ -314,6 +361,9 @@ func (s *Schema) compile() {
 		case kindBool:
 			s.bools = append(s.bools, i)
 			s.place(root, f.path, act{kind: actBool, pos: i})
+		case kindInt:
+			s.ints = append(s.ints, i)
+			s.place(root, f.path, act{kind: actValue, pos: i})
 		default:
 			s.place(root, f.path, act{kind: actValue, pos: i})
 		}
