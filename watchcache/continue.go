@@ -45,11 +45,21 @@ var (
 )
 
 // encodeContinue returns the token that resumes a list rooted at prefix (which ends in "/") at key
-// (the start key, already ending in "\x00") and resourceVersion rv.
+// (the start key, already ending in "\x00") and resourceVersion rv, in the cache form: the start is
+// relative to the root without its trailing slash, so it keeps a leading '/'.
 func encodeContinue(key, prefix string, rv int64) string {
-	// The start is relative to the root without its trailing slash, so it keeps a leading '/'.
-	root := strings.TrimSuffix(prefix, "/")
-	out, err := json.Marshal(continueToken{APIVersion: tokenVersion, ResourceVersion: rv, StartKey: strings.TrimPrefix(key, root)})
+	return marshalToken(strings.TrimPrefix(key, strings.TrimSuffix(prefix, "/")), rv)
+}
+
+// encodeContinueEtcdForm is encodeContinue in the etcd form (no leading '/'), which the apiserver
+// uses for the rv -1 token of a 410 (rule 2.9: it comes from its etcd path), so that the 410 body is
+// byte-for-byte the apiserver's.
+func encodeContinueEtcdForm(key, prefix string, rv int64) string {
+	return marshalToken(strings.TrimPrefix(key, prefix), rv)
+}
+
+func marshalToken(start string, rv int64) string {
+	out, err := json.Marshal(continueToken{APIVersion: tokenVersion, ResourceVersion: rv, StartKey: start})
 	if err != nil {
 		panic(err) // a struct of two strings and an int always marshals
 	}

@@ -109,7 +109,7 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 		c.winMu.RUnlock()
 		if !ok {
 			if r.continued {
-				return nil, 0, &ExpiredError{Message: msgContinueTooOld, Continue: encodeContinue(r.start, prefix, -1)}
+				return nil, 0, &ExpiredError{Message: msgContinueTooOld, Continue: encodeContinueEtcdForm(r.start, prefix, -1)}
 			}
 			return nil, 0, &ExpiredError{Message: msgListTooOld}
 		}

@@ -210,7 +210,7 @@ func TestListErrors(t *testing.T) {
 			}
 			if tt.hasToken {
 				m := decodeToken(t, s.ListMeta.Continue)
-				if m["rv"] != float64(-1) || m["start"] != "/ns-0/pod-01\x00" {
+				if m["rv"] != float64(-1) || m["start"] != "ns-0/pod-01\x00" { // the etcd form, as the apiserver's 410
 					t.Fatalf("410 token = %v, want rv -1 and the same start (rule 2.9)", m)
 				}
 				// The rv -1 token continues at the latest state from the same key.
