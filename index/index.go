@@ -2,6 +2,7 @@ package index
 
 import (
 	"iter"
+	"strings"
 
 	"github.com/google/btree"
 )
@@ -47,8 +48,10 @@ type Entry[T any] struct {
 }
 
 func less[T any](a, b Entry[T]) bool {
-	if a.Value != b.Value {
-		return a.Value < b.Value
+	// One three-way comparison of the values: most probes share the value (a node name), and
+	// `!=` then `<` would read the common prefix twice.
+	if c := strings.Compare(a.Value, b.Value); c != 0 {
+		return c < 0
 	}
 	return a.Key < b.Key
 }

@@ -131,11 +131,11 @@ func (c *Cache) Apply(ev Event) error {
 		if !ok {
 			return fmt.Errorf("apply %s %s: %w", ev.Type, rec.key, ErrUnknownKey)
 		}
-		rec.ls = c.labels.Load().intern(rec.obj.LabelsRaw, rec.obj.Labels)
+		rec.internLabels(c.labels.Load())
 		c.work.remove(rec.key)
 		ch.prev = prev
 	} else {
-		rec.ls = c.labels.Load().intern(rec.obj.LabelsRaw, rec.obj.Labels)
+		rec.internLabels(c.labels.Load())
 		prev, had := c.work.put(rec)
 		ch.typ = Added
 		if had {
@@ -206,7 +206,7 @@ func (c *Cache) Replace(objects [][]byte, rv uint64) error {
 	sets := newLabelSets()
 	st := newState(schema, c.opts.Resource.Namespaced)
 	for _, r := range recs {
-		r.ls = sets.intern(r.obj.LabelsRaw, r.obj.Labels)
+		r.internLabels(sets)
 		st.put(r)
 	}
 	for _, si := range c.work.indexes {
@@ -308,6 +308,7 @@ func (c *Cache) RegisterField(name, path string) error {
 		}
 		r := *it.rec
 		r.obj = obj
+		r.obj.Labels, r.obj.LabelsRaw = nil, "" // r keeps its interned set
 		st.put(&r)
 		return true
 	})

@@ -109,7 +109,7 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 // even if no further key will match). The result slice starts small and grows: a page of 500
 // pointers allocated up front costs more than a 20-item indexed page itself.
 func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, last string, more bool) {
-	out = make([][]byte, 0, 16)
+	out = make([][]byte, 0, collectCap(st, pl, pred, limit))
 	st.walk(pl, func(it item) bool {
 		if limit > 0 && int64(len(out)) == limit {
 			more = true
@@ -127,6 +127,20 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		more = st.hasKeyAfter(pl, last)
 	}
 	return out, last, more
+}
+
+// collectCap sizes a page's result: a key scan without a selector fills its page (or the whole
+// range), so it gets its final size at once; a selector or an index range may return few items,
+// and a 20-item indexed page must not pay for 500 slots, so those start small and grow.
+func collectCap(st *state, pl plan, pred *predicate, limit int64) int {
+	if pl.si != nil || pl.only != "" || !pred.empty() {
+		return 16
+	}
+	n := st.tree.Len()
+	if limit > 0 {
+		n = min(n, int(limit)+1)
+	}
+	return n
 }
 
 // hasKeyAfter reports whether the plan's key range holds a key after key: O(log n).

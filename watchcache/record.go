@@ -22,6 +22,14 @@ type record struct {
 	ls  *labelSet
 }
 
+// internLabels points the record at the shared copy of its label set and drops its own parse of
+// it: every reader uses the interned set, and the per-record copy (≈160 B for a pod) would
+// otherwise stay alive with the record.
+func (r *record) internLabels(t *labelSets) {
+	r.ls = t.intern(r.obj.LabelsRaw, r.obj.Labels)
+	r.obj.Labels, r.obj.LabelsRaw = nil, ""
+}
+
 // item is what the store B-tree holds: the key inline (comparisons do not chase the record) and the
 // interned label set inline (a label-only scan does not touch the record at all).
 type item struct {
