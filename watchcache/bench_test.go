@@ -26,8 +26,6 @@ type benchFixture struct {
 	churn   *testdata.Churn
 	rv      uint64
 	rawSize int64
-	oldTok  string  // a continue token from a page 10,000 events old
-	oldIdx  string  // an indexed continue token 10,000 events old
 	pending []Event // generated churn events not applied yet
 }
 
@@ -55,17 +53,7 @@ func loadBench(b *testing.B) *benchFixture {
 				panic(err)
 			}
 		}
-		first, err := f.c.List(context.Background(), ListOptions{Limit: 500})
-		if err != nil {
-			panic(err)
-		}
-		idx, err := f.c.List(context.Background(), ListOptions{Limit: 5, FieldSelector: "spec.nodeName=node-7"})
-		if err != nil {
-			panic(err)
-		}
 		f.churn = f.gen.NewChurn(2)
-		f.applyChurn(10_000)
-		f.oldTok, f.oldIdx = first.Continue, idx.Continue
 		bench = f
 	})
 	return bench
@@ -145,9 +133,21 @@ func BenchmarkListPage(b *testing.B) {
 	benchList(b, ListOptions{Limit: 500, ResourceVersion: "0"}, 500)
 }
 
+// oldToken lists a first page, then applies 10,000 churn events, and returns the page's token:
+// its continue pages read a snapshot 10,000 events old.
+func oldToken(b *testing.B, o ListOptions) string {
+	f := loadBench(b)
+	res, err := f.c.List(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.applyChurn(10_000)
+	return res.Continue
+}
+
 // BenchmarkListContinueOld: a continue page of 500 from a snapshot 10,000 events old (≤ 1.2× head).
 func BenchmarkListContinueOld(b *testing.B) {
-	benchList(b, ListOptions{Limit: 500, Continue: loadBench(b).oldTok}, 500)
+	benchList(b, ListOptions{Limit: 500, Continue: oldToken(b, ListOptions{Limit: 500})}, 500)
 }
 
 // BenchmarkListFull: the whole 100k list, no selector.
@@ -165,7 +165,8 @@ func BenchmarkIndexedFieldAndLabel(b *testing.B) {
 
 // BenchmarkIndexedContinueOld (issue 3 (d)): an indexed page from a continue token 10,000 events old.
 func BenchmarkIndexedContinueOld(b *testing.B) {
-	benchList(b, ListOptions{Limit: 500, Continue: loadBench(b).oldIdx, FieldSelector: "spec.nodeName=node-7"}, -1)
+	tok := oldToken(b, ListOptions{Limit: 5, FieldSelector: "spec.nodeName=node-7"})
+	benchList(b, ListOptions{Limit: 500, Continue: tok, FieldSelector: "spec.nodeName=node-7"}, -1)
 }
 
 // rareSelector matches about 1% of the generated pods (picked from the data at setup).
