@@ -289,27 +289,12 @@ func (w *watcher) run(q query, ws watchStart) {
 
 // live forwards queued events and sends periodic bookmarks until the watch ends.
 func (w *watcher) live() {
-	var tick <-chan time.Time
+	var tick <-chan time.Time // nil (never ready) without bookmarks
+	var t *time.Timer
 	if w.bookmarks {
-		t := time.NewTimer(w.bookmarkDelay())
+		t = time.NewTimer(w.bookmarkDelay())
 		defer t.Stop()
 		tick = t.C
-		defer func() { tick = nil }()
-		for {
-			select {
-			case <-w.ctx.Done():
-				return
-			case ev, ok := <-w.in:
-				if !ok || !w.forward(ev) {
-					return
-				}
-			case <-tick:
-				if !w.bookmark() {
-					return
-				}
-				t.Reset(w.bookmarkDelay())
-			}
-		}
 	}
 	for {
 		select {
@@ -319,6 +304,11 @@ func (w *watcher) live() {
 			if !ok || !w.forward(ev) {
 				return
 			}
+		case <-tick:
+			if !w.bookmark() {
+				return
+			}
+			t.Reset(w.bookmarkDelay())
 		}
 	}
 }
