@@ -42,6 +42,10 @@ func decodeObject(raw []byte) (Object, error) {
 	if !utf8.Valid(raw) {
 		return Object{}, fmt.Errorf("%w: invalid UTF-8", errObject) // decoders would read U+FFFD
 	}
+	if topObjects(raw, "metadata") > 1 {
+		// Decoders disagree on a repeated object (typed ones merge, maps keep the last).
+		return Object{}, fmt.Errorf("%w: metadata is repeated", errObject)
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var top any
@@ -163,4 +167,27 @@ func stampRV(raw []byte, old, rv uint64) []byte {
 	from := []byte(`"resourceVersion":"` + strconv.FormatUint(old, 10) + `"`)
 	to := []byte(`"resourceVersion":"` + strconv.FormatUint(rv, 10) + `"`)
 	return bytes.Replace(raw, from, to, 1)
+}
+
+// topObjects counts the top-level members named key whose value is a JSON object.
+func topObjects(raw []byte, key string) int {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	n := 0
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return n
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return n
+		}
+		if k == key && len(v) > 0 && v[0] == '{' {
+			n++
+		}
+	}
+	return n
 }

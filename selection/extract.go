@@ -138,6 +138,12 @@ func (x *extractor) visit(n *node, v gjson.Result) {
 			x.err = malformed("metadata is not an object")
 			return
 		}
+		if x.sawMeta {
+			// JSON decoders disagree on a repeated object: typed ones merge the two, maps keep
+			// the last. An object whose identity depends on the decoder is refused.
+			x.err = malformed("metadata is repeated")
+			return
+		}
 		x.sawMeta = true
 	}
 	for i := range n.acts {

@@ -68,8 +68,17 @@ func (f *benchFixture) applyChurn(n int) {
 	}
 }
 
-// nextEvent turns the next churn change into an event at f.rv.
-func (f *benchFixture) nextEvent() Event { return churnEvent(f.churn.Next(f.rv), f.rv) }
+// nextEvent returns the next churn event at f.rv, or the oldest one generated but not applied yet
+// (BenchmarkApply generates in batches): the stream and the cache must never diverge.
+func (f *benchFixture) nextEvent() Event {
+	if len(f.pending) > 0 {
+		f.rv-- // the pending event keeps the RV it was generated with
+		ev := f.pending[0]
+		f.pending = f.pending[1:]
+		return ev
+	}
+	return churnEvent(f.churn.Next(f.rv), f.rv)
+}
 
 func churnEvent(ch testdata.Change, rv uint64) Event {
 	typ := map[testdata.ChangeType]EventType{testdata.Added: Added, testdata.Modified: Modified, testdata.Deleted: Deleted}[ch.Type]
@@ -90,7 +99,7 @@ func BenchmarkApply(b *testing.B) {
 			b.StopTimer()
 			for range 4096 {
 				f.rv++
-				f.pending = append(f.pending, f.nextEvent())
+				f.pending = append(f.pending, churnEvent(f.churn.Next(f.rv), f.rv))
 			}
 			b.StartTimer()
 		}

@@ -55,7 +55,13 @@ func encodeContinue(key, prefix string, rv int64) string {
 // uses for the rv -1 token of a 410 (rule 2.9: it comes from its etcd path), so that the 410 body is
 // byte-for-byte the apiserver's.
 func encodeContinueEtcdForm(key, prefix string, rv int64) string {
-	return marshalToken(strings.TrimPrefix(key, prefix), rv)
+	start := strings.TrimPrefix(key, prefix)
+	if start == "" {
+		// A token whose start is the list root itself: the etcd form would be empty, which no
+		// server decodes ("encoded start key empty"); the cache form "/" is.
+		return encodeContinue(key, prefix, rv)
+	}
+	return marshalToken(start, rv)
 }
 
 func marshalToken(start string, rv int64) string {

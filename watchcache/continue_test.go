@@ -85,3 +85,20 @@ func FuzzDecodeContinue(f *testing.F) {
 		}
 	})
 }
+
+// The 410's rv -1 token is in the etcd form (rule 2.9), except for a start at the list root, whose
+// etcd form would be empty and undecodable (found by FuzzContinueToken).
+func TestEtcdFormTokenAtRoot(t *testing.T) {
+	for _, tt := range []struct{ key, prefix, start string }{
+		{"/a/p1\x00", "/a/", "p1\x00"},
+		{"/a/", "/a/", "/"},
+	} {
+		m := decodeToken(t, encodeContinueEtcdForm(tt.key, tt.prefix, -1))
+		if m["start"] != tt.start {
+			t.Errorf("start of %q in %q = %q, want %q", tt.key, tt.prefix, m["start"], tt.start)
+		}
+		if _, _, err := decodeContinue(encodeContinueEtcdForm(tt.key, tt.prefix, -1), tt.prefix); err != nil {
+			t.Errorf("token for %q does not decode: %v", tt.key, err)
+		}
+	}
+}
