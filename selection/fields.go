@@ -91,6 +91,9 @@ func (f FieldSelector) Empty() bool { return len(f.terms) == 0 }
 // Terms returns the terms (a copy).
 func (f FieldSelector) Terms() []FieldTerm { return slices.Clone(f.terms) }
 
+// Len is the number of terms.
+func (f FieldSelector) Len() int { return len(f.terms) }
+
 // Width returns the number of field positions the selector reads (the highest position plus
 // one): Matches needs a values slice at least this long to see every value.
 func (f FieldSelector) Width() int { return f.width }

@@ -244,6 +244,9 @@ func (l LabelSelector) Matches(ls Labels) bool {
 // whole selector must still be applied to the candidates. The slice is the caller's.
 func (l LabelSelector) Exact() []LabelExact { return slices.Clone(l.exact) }
 
+// Len is the number of requirements (0 for a selector that selects everything).
+func (l LabelSelector) Len() int { return len(l.reqs) }
+
 // RequiresExactMatch is labels.Selector.RequiresExactMatch: the value of the first requirement
 // on key if that requirement is an exact one.
 func (l LabelSelector) RequiresExactMatch(key string) (string, bool) {

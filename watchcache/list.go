@@ -52,6 +52,7 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	}
 	pl := makePlan(st, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
 	pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
+	pred.use(pl)
 	items, last, more := st.collect(pl, pred, r.limit)
 	res := &ListResult{Items: items, ResourceVersion: rv}
 	if more {

@@ -18,6 +18,9 @@ type plan struct {
 	only   string // when set, the only key that can match (metadata.name narrowing, rule 4.6)
 	si     *stateIndex
 	value  string // indexed value when si != nil
+	// covers says the index range itself is the whole selector of its kind (a lone `f=v` or `k=v`
+	// the index serves): every entry of the range matches it, so the filter can skip it.
+	covers bool
 }
 
 // listPrefix returns the list root for a namespace, narrowed by an exact metadata.namespace
@@ -71,6 +74,13 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 		}
 		if n := c.si.idx.Count(c.value, probeCap); best < 0 || n < best {
 			pl.si, pl.value, best = c.si, c.value, n
+		}
+	}
+	if pl.si != nil {
+		if pl.si.spec.Kind == index.Field {
+			pl.covers = f.Len() == 1
+		} else {
+			pl.covers = l.Len() == 1
 		}
 	}
 	return pl

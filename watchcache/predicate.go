@@ -1,6 +1,9 @@
 package watchcache
 
-import "github.com/watchcache/watchcache/selection"
+import (
+	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/selection"
+)
 
 // memoAfter is how many label-set evaluations a query makes before it allocates a memo of one
 // byte per interned set: small indexed pages never pay for the memo, scans over many objects
@@ -15,6 +18,9 @@ type predicate struct {
 	fields    selection.FieldSelector
 	hasLabels bool
 	hasFields bool
+	// skipLabels, skipFields: the plan's index range already guarantees that part (plan.covers).
+	skipLabels bool
+	skipFields bool
 
 	sets  *labelSets
 	memo  []uint8 // per label set id: 0 unknown, 1 match, 2 no match
@@ -29,10 +35,18 @@ func newPredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSe
 func (p *predicate) empty() bool { return !p.hasLabels && !p.hasFields }
 
 func (p *predicate) matchItem(it item) bool {
-	if p.hasLabels && !p.matchLabels(it.ls) {
+	if p.hasLabels && !p.skipLabels && !p.matchLabels(it.ls) {
 		return false
 	}
-	return !p.hasFields || p.fields.Matches(it.rec.fields(p.schema))
+	return !p.hasFields || p.skipFields || p.fields.Matches(it.rec.fields(p.schema))
+}
+
+// use tells the predicate which part the plan's index range already guarantees.
+func (p *predicate) use(pl plan) {
+	if pl.covers {
+		p.skipFields = pl.si.spec.Kind == index.Field
+		p.skipLabels = pl.si.spec.Kind == index.Label
+	}
 }
 
 func (p *predicate) matchRecord(r *record) bool { return p.matchItem(r.item()) }

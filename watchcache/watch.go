@@ -259,6 +259,7 @@ func (w *watcher) run(q query, ws watchStart) {
 	if initial != nil {
 		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
+		pred.use(pl)
 		ok := true
 		initial.walk(pl, func(it item) bool {
 			if pred.matchItem(it) {
