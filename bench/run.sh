@@ -23,6 +23,8 @@ start=$(date +%s)
 report() {
 	go run ./cmd/report -csv "$RES/benchstat.csv" -text "$RES/benchstat.txt" \
 		-machine "$(cat "$RES/machine.txt")" -cmd "$(cat "$RES/command.txt")" -notes NOTES.md >../BENCHMARKS.md
+	# The core's own hot paths (issues 2-4), measured by scripts/bench-core.sh and kept in CORE.md.
+	cat CORE.md >>../BENCHMARKS.md
 }
 if [ -n "${REPORT_ONLY:-}" ]; then
 	report
