@@ -75,6 +75,7 @@ type watchStart struct {
 	consistent bool   // waitRV is the source's current RV
 	sinceRV    uint64 // replay/live events with RV > sinceRV
 	fromNow    bool   // start at the cache's current RV (RV="0" without initial events)
+	startErr   error  // resolving the start failed: the watch sends it as its ERROR event
 }
 
 // routeWatch validates WatchOptions (rules 0.6, 0.7, 0.8) and decides where the watch starts (rule 5.1).
@@ -146,6 +147,17 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	if err := c.clock.Ready(); err != nil {
 		return nil, err
 	}
+	// Fix the start of a watch without initial events now, before returning (rule 5.1; the
+	// apiserver's cacher resolves it inside Watch): a change applied after Watch returns must reach
+	// the watcher.
+	if !ws.initial {
+		if ws.fromNow {
+			ws.fromNow, ws.sinceRV = false, c.head.Load().rv
+		} else if ws.consistent {
+			rv, err := c.currentSourceRV(ctx)
+			ws.consistent, ws.sinceRV, ws.startErr = false, rv, err
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{out: make(chan WatchEvent), cancel: cancel}
 	ww := &watcher{
@@ -197,6 +209,10 @@ func (w *watcher) run(q query, ws watchStart) {
 	defer close(w.out)
 	defer w.c.watchers.remove(w)
 	c := w.c
+	if ws.startErr != nil {
+		w.sendError(ws.startErr)
+		return
+	}
 	if ws.waitRV > 0 || ws.consistent {
 		target := ws.waitRV
 		if ws.consistent {

@@ -296,3 +296,21 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("condition not reached")
 }
+
+// Rule 5.1: a watch without initial events from RV "0" or "" starts where the cache is when Watch
+// returns: a change applied right after reaches it (found by the apiserver's storage suite,
+// storagetest/RESULTS.md bug 2).
+func TestWatchStartFixedBeforeReturn(t *testing.T) {
+	no := false
+	for _, rv := range []string{"0", ""} {
+		t.Run("RV="+rv, func(t *testing.T) {
+			c := smallCache(t)
+			w := watch(t, c, WatchOptions{ResourceVersion: rv, SendInitialEvents: &no, ResourceVersionMatch: MatchNotOlderThan})
+			mustApply(t, c, Added, pod("a", "new", "n1", "", 0), 11) // no sleep: right after Watch returned
+			got := collectEvents(t, w, 1, time.Second)
+			if len(got) != 1 || got[0] != (seen{Added, "a/new", 11, false}) {
+				t.Fatalf("events = %v, want the ADDED at 11", got)
+			}
+		})
+	}
+}

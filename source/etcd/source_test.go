@@ -151,3 +151,22 @@ func TestAddAndRunErrors(t *testing.T) {
 		t.Errorf("custom prefix: %v %q", err, src.feeds[0].prefix)
 	}
 }
+
+// A cached object whose new value the cache rejects leaves the cache: serving its previous value
+// would be stale (found by the apiserver's storage suite, storagetest/RESULTS.md bug 1).
+func TestRejectedUpdateRemovesStaleObject(t *testing.T) {
+	cli := startEtcd(t)
+	h := newFeed(t, cli, Options{})
+	put(t, cli, h.gen, 0, 0)
+	put(t, cli, h.gen, 1, 0)
+	runSource(t, h.src, h.cache)
+	assertMirrors(t, cli, "/registry/pods/", h.cache)
+	// The new value has no namespace: a namespaced cache cannot hold it.
+	if _, err := cli.Put(context.Background(), podKey(h.gen, 0), `{"metadata":{"name":"`+h.gen.PodName(0)+`"}}`); err != nil {
+		t.Fatal(err)
+	}
+	assertMirrorsExcept(t, cli, h.cache, h.gen.PodNamespace(0)+"/"+h.gen.PodName(0))
+	if h.cache.Len() != 1 {
+		t.Fatalf("%d objects, want 1: the rejected update's previous value is still served", h.cache.Len())
+	}
+}

@@ -179,6 +179,21 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 	// Rejected by the cache (malformed object, invalid name, two keys in one transaction): the
 	// object is left out, the revision is still reached.
 	s.skip(f, key, rev, fmt.Errorf("cache rejected %s: %w", out.Type, err))
+	// The key's new value cannot be held, so its previous value must not be served either: it
+	// leaves the cache, as for a value that is not JSON.
+	if out.Type == watchcache.Modified && ev.PrevKv != nil {
+		if prev, perr := decode(ev.PrevKv.Value, rev); perr == nil {
+			derr := f.cache.Apply(watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev})
+			switch {
+			case derr == nil:
+				s.stats.events.Add(1)
+				f.rev = rev
+				return nil
+			case errors.Is(derr, errStopped):
+				return derr
+			}
+		}
+	}
 	return s.bookmark(f, rev)
 }
 
