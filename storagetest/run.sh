@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the kube-apiserver's storage test suite (k8s.io/apiserver/pkg/storage/testing) against the
+# apiserver's etcd3 store, the apiserver's watch cache and ours (adapter.Store), each on its own
+# embedded etcd, and prints the results table.
+#
+#   ./run.sh            full run (about 3-4 min on 2 cores, after the first build)
+#   ./run.sh -short     skips the cases that wait out timeouts (about 2 min)
+#   UPDATE=1 ./run.sh   also rewrites the table in RESULTS.md
+#   KEEP=out.json ./run.sh   keeps the go test -json output
+#
+# Exit status: 0 when every result of ours is the expected one (notes in cmd/summarize/notes.go),
+# 1 when ours has an unexpected failure or an expected failure now passes, 2 when the run broke.
+set -uo pipefail
+cd "$(dirname "$0")"
+
+out=${KEEP:-$(mktemp -t storagetest.XXXXXX.json)}
+start=$(date +%s)
+# The suite's expected failures make go test exit 1; the summary decides.
+go test -json -count=1 -timeout 15m "$@" . >"$out" 2>&1
+elapsed=$(( $(date +%s) - start ))
+
+if ! grep -q '"Test":"TestStorage/' "$out"; then
+	echo "run.sh: the suite did not run; go test said:" >&2
+	grep -v '^{' "$out" | head -50 >&2
+	exit 2
+fi
+
+update=()
+[[ "${UPDATE:-}" == 1 ]] && update=(-update RESULTS.md)
+go run ./cmd/summarize "${update[@]}" "$out"
+status=$?
+echo "- run.sh: ${elapsed}s including the build"
+[[ -z "${KEEP:-}" ]] && rm -f "$out"
+exit $status
