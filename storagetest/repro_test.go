@@ -2,7 +2,6 @@ package storagetest
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,19 +14,12 @@ import (
 	"github.com/watchcache/watchcache/storagetest/adapter"
 )
 
-// TestReproRejectedUpdateKeepsStaleObject reproduces bug 1 of RESULTS.md (source/etcd): when the
-// cache rejects the new value of a key (here: the object lost its metadata.namespace, which a
-// namespaced cache refuses with ErrNamespaceMismatch), the source skips the event and only advances
-// the clock, so the cache goes on serving the previous value — one etcd no longer has — even to
-// consistent reads, until the key changes again. For a value it cannot decode at all (protobuf,
-// encrypted) the source instead removes the object (a DELETED of the previous value); a rejected
-// value should be handled the same way.
-//
-// It fails while the bug is there, so it runs only with STORAGETEST_REPRO=1.
-func TestReproRejectedUpdateKeepsStaleObject(t *testing.T) {
-	if os.Getenv("STORAGETEST_REPRO") == "" {
-		t.Skip("reproduces an open source/etcd bug; run with STORAGETEST_REPRO=1")
-	}
+// TestRejectedUpdateLeavesNoStaleObject is bug 1 of RESULTS.md end to end (etcd3 store → etcd →
+// source/etcd → cache → adapter): when the cache rejects the new value of a key (here the object lost
+// its metadata.namespace, which a namespaced cache refuses), the previous value must leave the cache
+// rather than be served on, as for a value that is not JSON. Fixed in ec5cdac (source/etcd has its
+// own regression test, TestRejectedUpdateRemovesStaleObject).
+func TestRejectedUpdateLeavesNoStaleObject(t *testing.T) {
 	ctx := context.Background()
 	client := testserver.RunEtcd(t, nil)
 	t.Cleanup(func() { _ = client.Close() })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -49,7 +50,8 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 	}
 	raw, rv, err := s.cache.Get(ctx, sc.namespace, sc.name, opts.ResourceVersion)
 	if err != nil {
-		if _, ok := err.(*watchcache.NotFoundError); ok && opts.IgnoreNotFound {
+		var nf *watchcache.NotFoundError
+		if errors.As(err, &nf) && opts.IgnoreNotFound {
 			return runtime.SetZeroValue(out)
 		}
 		return toStorageError(err, preparedKey, rv)
@@ -99,7 +101,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	res, err := s.cache.List(ctx, lo)
 	if err != nil {
 		var expired *watchcache.ExpiredError
-		if asExpired(err, &expired) && expired.Continue != "" {
+		if errors.As(err, &expired) && expired.Continue != "" {
 			if start, _, derr := storage.DecodeContinue(expired.Continue, root); derr == nil {
 				return continueTooOld(start, key)
 			}
@@ -203,14 +205,6 @@ func labelString(l labels.Selector) string {
 		return ""
 	}
 	return l.String()
-}
-
-func asExpired(err error, target **watchcache.ExpiredError) bool {
-	e, ok := err.(*watchcache.ExpiredError)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 // newNotFound is the storage package's error for a missing key (storage.IsNotFound).

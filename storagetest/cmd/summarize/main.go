@@ -77,7 +77,7 @@ func main() {
 	}
 }
 
-// others are the results of the package's other top-level tests (TestDifferential, TestRepro…).
+// others are the results of the package's other top-level tests (TestDifferential, TestRejectedUpdateLeavesNoStaleObject).
 var others = map[string]*result{}
 
 var othersOrder []string

@@ -8,10 +8,10 @@ var oursReasons = map[string]string{
 		"Get is NotFound instead of the InternalError the test expects.",
 	"WatchError": "By design, as TransformationFailure: the watch is served from the cache, and the failing transformer " +
 		"is only on the etcd3 store's read path, so no ERROR event is produced.",
-	"ListInconsistentContinuation": "Test artifact, and a source/etcd bug: the test updates /pods/second/foo to an object " +
-		"without metadata.namespace; the namespaced cache rejects it (ErrNamespaceMismatch) and source/etcd keeps serving " +
-		"the previous version (bug 1 in RESULTS.md), so the third page has the old object. The continue-too-old 410, " +
-		"its rv -1 token and the pages before pass.",
+	"ListInconsistentContinuation": "Test artifacts: its first page is read at RV=0 (any staleness) right after the writes, " +
+		"so an asynchronous cache may not have them yet (no continue token, line 3621); and it rewrites /pods/second/foo " +
+		"as an object without metadata.namespace, which the namespaced cache cannot hold, so the key leaves the cache " +
+		"(bug 1's fix) and the page after the 410 has no continue token (line 3680). The 410 and its rv -1 token pass.",
 	"KeySchema": "Get with resourceVersion \"\" of the nameless objects the test creates at /pods/ and /pods/namespace: " +
 		"the cache rejects objects without metadata.name and answers Get \"\" itself (NotFound). The apiserver's " +
 		"CacheDelegator sends Get \"\" to etcd (rule 6.7); with that routing ours passes (next row).",
@@ -23,10 +23,7 @@ var oursReasons = map[string]string{
 }
 
 // oursFlaky lists the cases ours passes or fails from run to run, with why; either result is expected.
-var oursFlaky = map[string]string{
-	"WatchSemantics": "Intermittent for ours (bug 2 in RESULTS.md): the scenarios \"sendInitialEvents=false, RV=unset\" lose the " +
-		"pods created right after Watch returns, because the core fixes the start RV of such a watch only after returning.",
-}
+var oursFlaky = map[string]string{}
 
 // notes are remarks on a case for every backend: setup differences and what upstream runs.
 var notes = map[string]string{
