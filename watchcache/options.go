@@ -35,7 +35,8 @@ type Options struct {
 	Resource Resource
 	// Schema lists the selectable fields; nil means selection.SchemaFor(Resource.Name, Resource.Namespaced).
 	Schema *selection.Schema
-	// WindowEvents bounds how many applied events (each with its snapshot) are retained; 0 means
+	// WindowEvents bounds how many window entries are retained: one per applied event (each with
+	// its snapshot), plus the entry of the last re-list until it is evicted; 0 means
 	// DefaultWindowEvents. A continue token, an Exact list or a watch older than the window gets 410.
 	WindowEvents int
 	// WindowAge bounds how long an event (and its snapshot) is retained after it was applied; 0

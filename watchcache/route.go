@@ -46,7 +46,7 @@ type route struct {
 	// rv: for readLatest the RV to wait for (0: none); for readExact the RV to read at.
 	rv uint64
 	// start is the absolute key to start at ("" = the start of the prefix); continued says it came
-	// from a token, and tokenStart is that token's start key (to re-issue it in a 410).
+	// from a token (whose start key a 410 re-issues with rv -1).
 	start     string
 	continued bool
 	// limit is the effective page size (0: unlimited).

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/rvclock"
 )
 
 // Defaults of the watch path.
@@ -243,7 +244,7 @@ func (w *watcher) run(q query, ws watchStart) {
 		startRV uint64
 	)
 	c.mu.Lock()
-	if c.watchers.isStopped(c) {
+	if c.clock.State() == rvclock.Stopped {
 		c.mu.Unlock()
 		return
 	}

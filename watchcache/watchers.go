@@ -2,7 +2,6 @@ package watchcache
 
 import (
 	"github.com/watchcache/watchcache/index"
-	"github.com/watchcache/watchcache/rvclock"
 )
 
 // watcherSet holds the live watchers of a cache, grouped so that an event reaches only candidates
@@ -22,8 +21,6 @@ func (s *watcherSet) init() {
 
 // Len is the number of registered watchers.
 func (s *watcherSet) Len() int { return s.n }
-
-func (s *watcherSet) isStopped(c *Cache) bool { return c.clock.State() == rvclock.Stopped }
 
 // triggerFor picks the index a watcher is filed under: the first exact-match requirement (field, then
 // label) that has an index in the newest state.
@@ -137,8 +134,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 		}
 	}
 	deliver(s.byNS[""])
-	ns := recordNamespace(ch.cur)
-	if ns != "" {
+	if ns := ch.cur.obj.Namespace; ns != "" {
 		deliver(s.byNS[ns])
 	}
 	schema := c.schema.Load()
@@ -167,5 +163,3 @@ func scopeNamespace(prefix string) string {
 	}
 	return prefix[1 : len(prefix)-1]
 }
-
-func recordNamespace(r *record) string { return r.obj.Namespace }

@@ -70,14 +70,6 @@ func (w *window) atOrBefore(target uint64) (entry, bool) {
 	return w.entries[i-1], true
 }
 
-// oldest returns the oldest retained entry.
-func (w *window) oldest() (entry, bool) {
-	if len(w.entries) == 0 {
-		return entry{}, false
-	}
-	return w.entries[0], true
-}
-
 // after returns a copy of the retained entries with rv > since, oldest first. It copies because the
 // writer clears evicted entries in place.
 func (w *window) after(since uint64) []entry {
