@@ -38,6 +38,18 @@ type Cache struct {
 	winMu sync.RWMutex
 	win   window
 
+	// Apply publishes lazily: it changes the working state in place (copy-on-write against the
+	// last published state) and publishes a snapshot only every publishEvery events, or as soon as
+	// a reader needs the newest state (current). dirty says the working state holds events no
+	// published state has; sincePublish counts them.
+	dirty        atomic.Bool
+	sincePublish int
+	// queuedRV is the RV up to which every event has been queued to the watchers (bookmarks).
+	queuedRV atomic.Uint64
+	// rebuildMu serializes rebuilding unpublished states (stateAt): cloning a published state
+	// writes its B-trees' copy-on-write headers.
+	rebuildMu sync.Mutex
+
 	watchers  watcherSet
 	selectors selectorMemo
 }
@@ -75,7 +87,7 @@ func (c *Cache) Schema() *selection.Schema { return c.schema.Load() }
 func (c *Cache) ResourceVersion() uint64 { return c.clock.Current() }
 
 // Len returns the number of objects in the newest state.
-func (c *Cache) Len() int { return c.head.Load().st.tree.Len() }
+func (c *Cache) Len() int { return c.current().st.tree.Len() }
 
 // Ready returns nil when the cache answers reads, a *rvclock.NotReadyError while it waits for a
 // (re)list, rvclock.ErrStopped after Stop.
@@ -104,8 +116,8 @@ func (c *Cache) Stop() {
 // may equal it. A rejected event returns an error wrapping one of the Err* sentinels and leaves the
 // cache exactly as it was.
 //
-// Cost: one parse of the object (selection.Schema.Extract), one B-tree write per store, index and
-// namespace count, and an O(1) copy-on-write snapshot.
+// Cost: one parse of the object (selection.Schema.Extract) and one B-tree write per store, index and
+// namespace count. The snapshot at the event's RV is published lazily (see commitLocked).
 func (c *Cache) Apply(ev Event) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -146,21 +158,108 @@ func (c *Cache) Apply(ev Event) error {
 	return nil
 }
 
-// commitLocked publishes the working state as the snapshot at rv, records the event in the window,
-// advances the clock and dispatches to watchers.
+// publishEvery bounds how many applied events the working state may hold unpublished. Publishing
+// clones the working state (O(1)), but the next write to each B-tree then copies the nodes on its
+// path: publishing once per batch of events shares those copies within the batch, and leaves the
+// window fewer states to retain. An unpublished state is rebuilt on demand by undoing at most
+// publishEvery events on a newer published one (stateAt).
+const publishEvery = 32
+
+// commitLocked records the applied event in the window, queues it to watchers and advances the
+// clock. The state at rv is published now only if publishEvery events are pending; otherwise the
+// first reader that needs it publishes it (current), or an Exact read rebuilds it (stateAt).
 func (c *Cache) commitLocked(rv uint64, ch *change) {
 	c.work.rv = rv
-	snap := c.work.clone()
-	e := entry{rv: rv, at: c.opts.Now(), st: snap, ev: ch}
+	e := entry{rv: rv, at: c.opts.Now(), ev: ch}
+	c.sincePublish++
+	if c.sincePublish >= publishEvery {
+		e.st = c.work.clone()
+		c.sincePublish = 0
+	}
 	c.winMu.Lock()
 	c.win.push(e, c.opts.WindowEvents, c.opts.WindowAge)
 	c.winMu.Unlock()
-	// Queue to watchers before the head moves: a watcher that reads the head RV for a bookmark then
+	// Queue to watchers before the RV moves: a watcher that reads queuedRV for a bookmark then
 	// finds every event up to it in its queue (see watcher.bookmark).
 	c.watchers.dispatch(c, e)
-	c.head.Store(&view{st: snap, rv: rv})
 	c.lastRV = rv
+	c.queuedRV.Store(rv)
+	if e.st != nil {
+		c.head.Store(&view{st: e.st, rv: rv})
+		c.dirty.Store(false)
+	} else {
+		c.dirty.Store(true) // before the clock moves: a reader woken at rv publishes it
+	}
 	_ = c.clock.Advance(rv) // cannot fail: rv > lastRV ≥ clock, and the writer lock excludes Stop
+}
+
+// current returns the newest state, publishing it first if Apply left it unpublished. Readers
+// take the writer lock only then, and only for the O(1) clone.
+func (c *Cache) current() *view {
+	if c.dirty.Load() {
+		c.mu.Lock()
+		c.publishLocked()
+		c.mu.Unlock()
+	}
+	return c.head.Load()
+}
+
+// publishLocked publishes the working state if it holds unpublished events.
+func (c *Cache) publishLocked() {
+	if c.dirty.Load() {
+		c.republishLocked()
+	}
+}
+
+// stateAt returns the state of the window entry at rv, rebuilding it if it was never published:
+// a copy of the nearest newer published state with the events in between undone (at most
+// publishEvery of them, since Apply publishes that often). The rebuilt state is kept in the
+// window for the next read at rv (continue pages). ok is false if the entry left the window.
+func (c *Cache) stateAt(rv uint64) (st *state, ok bool) {
+	c.current() // a published state at or after rv now exists
+	c.rebuildMu.Lock()
+	defer c.rebuildMu.Unlock()
+	c.winMu.RLock()
+	i, found := c.win.find(rv)
+	if !found {
+		c.winMu.RUnlock()
+		return nil, false
+	}
+	if st := c.win.entries[i].st; st != nil {
+		c.winMu.RUnlock()
+		return st, true
+	}
+	j := i + 1
+	for j < len(c.win.entries) && c.win.entries[j].st == nil {
+		j++
+	}
+	if j == len(c.win.entries) {
+		// Cannot happen: current published the newest entry, and newer ones only follow it.
+		c.winMu.RUnlock()
+		return nil, false
+	}
+	base := c.win.entries[j].st
+	undo := make([]*change, 0, j-i)
+	for k := j; k > i; k-- {
+		undo = append(undo, c.win.entries[k].ev)
+	}
+	c.winMu.RUnlock()
+
+	st = base.clone()
+	for _, ch := range undo {
+		if ch.prev == nil {
+			st.remove(ch.cur.key)
+		} else {
+			st.put(ch.prev)
+		}
+	}
+	st.rv = rv
+	c.winMu.Lock()
+	if i, found := c.win.find(rv); found && c.win.entries[i].st == nil {
+		c.win.entries[i].st = st
+	}
+	c.winMu.Unlock()
+	return st, true
 }
 
 func (c *Cache) bookmarkLocked(rv uint64) error {
@@ -171,7 +270,10 @@ func (c *Cache) bookmarkLocked(rv uint64) error {
 		return nil
 	}
 	c.lastRV = rv
-	c.head.Store(&view{st: c.head.Load().st, rv: rv})
+	c.queuedRV.Store(rv)
+	if !c.dirty.Load() {
+		c.head.Store(&view{st: c.head.Load().st, rv: rv})
+	} // else publishLocked takes lastRV
 	_ = c.clock.Advance(rv)
 	return nil
 }
@@ -192,6 +294,7 @@ func (c *Cache) Replace(objects [][]byte, rv uint64) error {
 	if c.clock.State() == rvclock.Stopped {
 		return rvclock.ErrStopped
 	}
+	c.publishLocked() // readers must not need the writer lock while this builds
 	schema := c.schema.Load()
 	recs, err := buildRecords(schema, c.opts.Resource.Namespaced, objects, rv)
 	if err != nil {
@@ -221,6 +324,8 @@ func (c *Cache) Replace(objects [][]byte, rv uint64) error {
 	c.winMu.Unlock()
 	c.head.Store(&view{st: snap, rv: rv})
 	c.lastRV = rv
+	c.queuedRV.Store(rv)
+	c.sincePublish = 0
 	c.watchers.closeAll()
 	c.clock.Reset(rv)
 	return nil
@@ -263,6 +368,7 @@ func (c *Cache) AddIndex(spec index.Spec) error {
 	if c.work.findIndex(spec) != nil {
 		return fmt.Errorf("%w: %s", ErrIndexExists, spec)
 	}
+	c.publishLocked() // readers must not need the writer lock while this builds
 	pos := -1
 	if spec.Kind == index.Field {
 		p, ok := c.schema.Load().Field(spec.Name)
@@ -297,6 +403,7 @@ func (c *Cache) RegisterField(name, path string) error {
 	if err != nil {
 		return fmt.Errorf("register field %s: %w", name, err)
 	}
+	c.publishLocked() // readers must not need the writer lock while this builds
 	st := newState(schema, c.opts.Resource.Namespaced)
 	st.rv = c.work.rv
 	var rerr error
@@ -324,8 +431,9 @@ func (c *Cache) RegisterField(name, path string) error {
 	return nil
 }
 
-// republishLocked publishes the working state again at the same RV (after an index or field was
-// added): it replaces the newest window entry's state, which has the same content.
+// republishLocked publishes the working state as the newest window entry's state and as the head
+// (after unpublished events, or again after an index or field was added: the newest entry's
+// state, if it has one, has the same content).
 func (c *Cache) republishLocked() {
 	snap := c.work.clone()
 	c.winMu.Lock()
@@ -333,5 +441,7 @@ func (c *Cache) republishLocked() {
 		c.win.entries[n-1].st = snap
 	}
 	c.winMu.Unlock()
-	c.head.Store(&view{st: snap, rv: c.head.Load().rv})
+	c.head.Store(&view{st: snap, rv: c.lastRV})
+	c.sincePublish = 0
+	c.dirty.Store(false)
 }

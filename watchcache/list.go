@@ -108,6 +108,9 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 		c.winMu.RLock()
 		e, ok := c.win.atOrBefore(r.rv)
 		c.winMu.RUnlock()
+		if ok && e.st == nil {
+			e.st, ok = c.stateAt(e.rv)
+		}
 		if !ok {
 			if r.continued {
 				return nil, 0, &ExpiredError{Message: msgContinueTooOld, Continue: encodeContinueEtcdForm(r.start, prefix, -1)}
@@ -128,7 +131,7 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 			return nil, 0, err
 		}
 	}
-	h := c.head.Load()
+	h := c.current()
 	return h.st, h.rv, nil
 }
 

@@ -103,7 +103,7 @@ func (pl *plan) inRange(key string) bool {
 func (st *state) walk(pl plan, yield func(item) bool) {
 	if pl.si != nil {
 		for e := range pl.si.idx.Ascend(pl.value, pl.start) {
-			if !pl.inRange(e.Key) || !yield(e.Item) {
+			if !pl.inRange(e.Key) || !yield(item{key: e.Key, rec: e.Item, ls: e.Item.ls}) {
 				return
 			}
 		}

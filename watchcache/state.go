@@ -28,8 +28,8 @@ type state struct {
 // stateIndex is one registered index as held by one state.
 type stateIndex struct {
 	spec index.Spec
-	pos  int // field position in schema for index.Field; -1 for index.Label
-	idx  *index.Index[item]
+	pos  int                   // field position in schema for index.Field; -1 for index.Label
+	idx  *index.Index[*record] // the record only (40-byte entries): every write copies a path of them
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
@@ -90,7 +90,7 @@ func (st *state) put(rec *record) (*record, bool) {
 			}
 		}
 		if nok {
-			si.idx.Insert(nv, rec.key, it)
+			si.idx.Insert(nv, rec.key, rec)
 		}
 	}
 	if !had && st.ns != nil {
@@ -128,10 +128,10 @@ func (st *state) addNS(ns string, d int) {
 
 // addIndex builds an index over the current content of st (O(n log n)).
 func (st *state) addIndex(spec index.Spec, pos int) {
-	si := &stateIndex{spec: spec, pos: pos, idx: index.New[item]()}
+	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*record]()}
 	st.tree.Ascend(func(it item) bool {
 		if v, ok := si.value(st.schema, it.rec); ok {
-			si.idx.Insert(v, it.key, it)
+			si.idx.Insert(v, it.key, it.rec)
 		}
 		return true
 	})

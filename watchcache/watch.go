@@ -153,7 +153,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	// the watcher.
 	if !ws.initial {
 		if ws.fromNow {
-			ws.fromNow, ws.sinceRV = false, c.head.Load().rv
+			ws.fromNow, ws.sinceRV = false, c.current().rv
 		} else if ws.consistent {
 			rv, err := c.currentSourceRV(ctx)
 			ws.consistent, ws.sinceRV, ws.startErr = false, rv, err
@@ -248,6 +248,7 @@ func (w *watcher) run(q query, ws watchStart) {
 		c.mu.Unlock()
 		return
 	}
+	c.publishLocked()
 	h := c.head.Load()
 	switch {
 	case ws.initial:
@@ -341,10 +342,10 @@ func (w *watcher) forward(ev wevent) bool {
 }
 
 // bookmark sends a bookmark at the newest RV all of whose events this watcher has been given. The
-// dispatcher queues an event before the head moves past it, so once the queue as it stands after
-// reading the head is drained, every event up to that head RV has been sent (rule 5.7).
+// dispatcher queues an event before queuedRV moves past it, so once the queue as it stands after
+// reading queuedRV is drained, every event up to that RV has been sent (rule 5.7).
 func (w *watcher) bookmark() bool {
-	rv := w.c.head.Load().rv
+	rv := w.c.queuedRV.Load()
 	for n := len(w.in); n > 0; n-- {
 		ev, ok := <-w.in
 		if !ok {

@@ -13,7 +13,8 @@ type change struct {
 	cur  *record
 }
 
-// entry is one point of the window: the state right after an applied event (or a re-list) at rv.
+// entry is one point of the window: an applied event (or a re-list) at rv and the state right after
+// it. st is nil until the state is published or rebuilt (Cache.stateAt); the re-list entry always has it.
 type entry struct {
 	rv uint64
 	at time.Time
@@ -68,6 +69,12 @@ func (w *window) atOrBefore(target uint64) (entry, bool) {
 		return entry{}, false
 	}
 	return w.entries[i-1], true
+}
+
+// find returns the index of the entry at exactly rv.
+func (w *window) find(rv uint64) (int, bool) {
+	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv >= rv })
+	return i, i < len(w.entries) && w.entries[i].rv == rv
 }
 
 // after returns a copy of the retained entries with rv > since, oldest first. It copies because the

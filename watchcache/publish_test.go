@@ -1,0 +1,203 @@
+package watchcache
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/watchcache/watchcache/index"
+)
+
+// publishRun applies a random event stream (creates, updates moving pods between nodes and labels,
+// deletes) and returns the expected content after each RV: key → object bytes as List returns them.
+type publishRun struct {
+	c     *Cache
+	first uint64
+	want  map[uint64]map[string][]byte
+}
+
+func newPublishRun(t *testing.T, seed int64, events int, readEvery int) *publishRun {
+	t.Helper()
+	c := newPodCache(t, func(o *Options) { o.WindowEvents = events + 1000; o.WindowAge = -1 })
+	if err := c.AddIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	live := map[string][]byte{}
+	var initial [][]byte
+	for i := range 20 {
+		p := pod("ns"+strconv.Itoa(i%3), "p"+strconv.Itoa(i), "n"+strconv.Itoa(i%4), "app=a"+strconv.Itoa(i%2), 10)
+		initial = append(initial, p)
+		live["/ns"+strconv.Itoa(i%3)+"/p"+strconv.Itoa(i)] = p
+	}
+	if err := c.Replace(initial, 10); err != nil {
+		t.Fatal(err)
+	}
+	r := &publishRun{c: c, first: 10, want: map[uint64]map[string][]byte{10: maps(live)}}
+	for rv := uint64(11); rv < uint64(11+events); rv++ {
+		i := rng.Intn(40)
+		ns, name := "ns"+strconv.Itoa(i%3), "p"+strconv.Itoa(i)
+		key := "/" + ns + "/" + name
+		obj := pod(ns, name, "n"+strconv.Itoa(rng.Intn(4)), "app=a"+strconv.Itoa(rng.Intn(3)), rv)
+		typ := Added
+		if _, ok := live[key]; ok {
+			typ = Modified
+			if rng.Intn(4) == 0 {
+				typ = Deleted
+			}
+		}
+		mustApply(t, c, typ, obj, rv)
+		if typ == Deleted {
+			delete(live, key)
+		} else {
+			live[key] = obj
+		}
+		r.want[rv] = maps(live)
+		if readEvery > 0 && rng.Intn(readEvery) == 0 {
+			mustList(t, c, ListOptions{ResourceVersion: "0"}) // publishes the newest state
+		}
+	}
+	return r
+}
+
+func maps(m map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// check lists at rv (Exact) in pages of limit, with and without the indexed field selector, and
+// compares with the expected content.
+func (r *publishRun) check(t testing.TB, rv uint64, limit int64) error {
+	want := r.want[rv]
+	for _, node := range []string{"", "n1"} {
+		o := ListOptions{ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: MatchExact, Limit: limit}
+		if node != "" {
+			o.FieldSelector = "spec.nodeName=" + node
+		}
+		var got [][]byte
+		for {
+			res, err := r.c.List(context.Background(), o)
+			if err != nil {
+				return fmt.Errorf("list at %d %+v: %w", rv, o, err)
+			}
+			if res.ResourceVersion != rv {
+				return fmt.Errorf("list at %d answered at %d", rv, res.ResourceVersion)
+			}
+			got = append(got, res.Items...)
+			if res.Continue == "" {
+				break
+			}
+			o = ListOptions{Continue: res.Continue, Limit: limit, FieldSelector: o.FieldSelector}
+		}
+		keys := make([]string, 0, len(want))
+		for k, v := range want {
+			if node == "" || getPath(v, "spec.nodeName") == node {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		if len(got) != len(keys) {
+			return fmt.Errorf("at %d node %q: %d items, want %d", rv, node, len(got), len(keys))
+		}
+		for i, k := range keys {
+			if !bytes.Equal(got[i], want[k]) {
+				return fmt.Errorf("at %d node %q item %d: got %s, want %s", rv, node, i, got[i], want[k])
+			}
+		}
+	}
+	return nil
+}
+
+// TestExactReadsOfUnpublishedStates: Apply publishes a state only every publishEvery events; every
+// RV in the window still reads exactly its state (rule 2.2), in pages, with and without an index,
+// whether or not readers published states in between, and whatever order the RVs are read in.
+func TestExactReadsOfUnpublishedStates(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		readEvery int
+		order     func(rvs []uint64, rng *rand.Rand)
+	}{
+		{"no readers, newest first", 0, func(rvs []uint64, _ *rand.Rand) { slices.Reverse(rvs) }},
+		{"no readers, oldest first", 0, func([]uint64, *rand.Rand) {}},
+		{"readers publish, random order", 5, func(rvs []uint64, rng *rand.Rand) {
+			rng.Shuffle(len(rvs), func(i, j int) { rvs[i], rvs[j] = rvs[j], rvs[i] })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newPublishRun(t, 1, 5*publishEvery+7, tc.readEvery)
+			var rvs []uint64
+			for rv := range r.want {
+				rvs = append(rvs, rv)
+			}
+			slices.Sort(rvs)
+			tc.order(rvs, rand.New(rand.NewSource(2)))
+			for _, rv := range rvs {
+				if err := r.check(t, rv, 3); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestApplyPublishesInBatches: without readers, the window holds a published state every
+// publishEvery events (not one per event); a latest read publishes the newest state.
+func TestApplyPublishesInBatches(t *testing.T) {
+	r := newPublishRun(t, 3, 4*publishEvery, 0)
+	c := r.c
+	published := 0
+	c.winMu.RLock()
+	for _, e := range c.win.entries[1:] {
+		if e.st != nil {
+			published++
+		}
+	}
+	c.winMu.RUnlock()
+	if published != 4 {
+		t.Fatalf("%d published states after %d events, want 4", published, 4*publishEvery)
+	}
+	mustApply(t, c, Added, pod("ns0", "late", "n0", "", 1000), 1000)
+	if !c.dirty.Load() {
+		t.Fatal("state at 1000 published by Apply, want lazily")
+	}
+	res := mustList(t, c, ListOptions{ResourceVersion: "0"})
+	if res.ResourceVersion != 1000 || c.dirty.Load() {
+		t.Fatalf("latest read answered at %d (dirty %v), want 1000 and published", res.ResourceVersion, c.dirty.Load())
+	}
+}
+
+// TestExactReadsConcurrentWithApply: readers rebuild unpublished states while the writer applies
+// (run with -race).
+func TestExactReadsConcurrentWithApply(t *testing.T) {
+	r := newPublishRun(t, 4, 6*publishEvery, 0)
+	last := uint64(10 + 6*publishEvery)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 3 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewSource(int64(g)))
+			for range 60 {
+				if err := r.check(t, 10+uint64(rng.Intn(int(last-10+1))), 4); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for rv := last + 1; rv < last+200; rv++ {
+		mustApply(t, r.c, Modified, pod("ns0", "p0", "n2", "", rv), rv)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
