@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -109,7 +110,7 @@ func FuzzExtract(f *testing.F) {
 			}
 			return
 		}
-		if !gjson.ValidBytes(raw) {
+		if !json.Valid(raw) {
 			t.Fatal("accepted invalid JSON")
 		}
 		if o.Name == "" {

@@ -1,0 +1,231 @@
+package selection
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// maxDepth is the deepest nesting validJSON accepts: encoding/json's limit (and so the
+// apiserver's decoders'), beyond which a decoder would refuse the object anyway.
+const maxDepth = 10000
+
+// validJSON reports whether data is exactly one JSON value (RFC 8259) with optional surrounding
+// whitespace, nested at most maxDepth deep: what encoding/json.Valid accepts. It does not check
+// UTF-8 (neither does encoding/json.Valid).
+//
+// It is the syntax check of Extract, written for speed: one iterative pass without recursion or
+// allocation (below 64 levels), strings scanned eight bytes at a time. Pods' JSON is mostly short
+// strings and punctuation; this runs ≈1.4× as fast as gjson.ValidBytes (BenchmarkValidJSON).
+func validJSON(b []byte) bool {
+	var buf [64]bool
+	stack := buf[:0] // open containers: true for an object, false for an array
+	n := len(b)
+	i := 0
+	var ok, obj bool
+value: // a value is expected at b[i:] (after whitespace)
+	i = skipSpace(b, i)
+	if i >= n {
+		return false
+	}
+	switch c := b[i]; c {
+	case '{', '[':
+		if len(stack) >= maxDepth {
+			return false
+		}
+		obj = c == '{'
+		stack = append(stack, obj)
+		i = skipSpace(b, i+1)
+		if i < n && (obj && b[i] == '}' || !obj && b[i] == ']') {
+			stack = stack[:len(stack)-1]
+			i++
+			goto after
+		}
+		if obj {
+			goto key
+		}
+		goto value
+	case '"':
+		if i, ok = skipString(b, i+1); !ok {
+			return false
+		}
+	case 't':
+		if i, ok = skipLiteral(b, i, "true"); !ok {
+			return false
+		}
+	case 'f':
+		if i, ok = skipLiteral(b, i, "false"); !ok {
+			return false
+		}
+	case 'n':
+		if i, ok = skipLiteral(b, i, "null"); !ok {
+			return false
+		}
+	default:
+		if i, ok = skipNumber(b, i); !ok {
+			return false
+		}
+	}
+after: // a value ended at b[i]
+	i = skipSpace(b, i)
+	if len(stack) == 0 {
+		return i == n
+	}
+	if i >= n {
+		return false
+	}
+	obj = stack[len(stack)-1]
+	switch b[i] {
+	case ',':
+		i++
+		if obj {
+			goto key
+		}
+		goto value
+	case '}':
+		if !obj {
+			return false
+		}
+	case ']':
+		if obj {
+			return false
+		}
+	default:
+		return false
+	}
+	stack = stack[:len(stack)-1]
+	i++
+	goto after
+key: // an object key is expected at b[i:] (after whitespace), then ':' and a value
+	i = skipSpace(b, i)
+	if i >= n || b[i] != '"' {
+		return false
+	}
+	if i, ok = skipString(b, i+1); !ok {
+		return false
+	}
+	i = skipSpace(b, i)
+	if i >= n || b[i] != ':' {
+		return false
+	}
+	i++
+	goto value
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// skipString returns the index after the closing quote of the string whose content starts at
+// b[i]. Eight bytes at a time, it looks for the first quote, backslash or control character.
+func skipString(b []byte, i int) (int, bool) {
+	for {
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			// A byte is special if it is < 0x20, '"' or '\\'. The usual zero-byte test
+			// ((x - lsb) &^ x & msb) is exact for the lowest special byte, which is the one used.
+			ctl := (w - lsb*0x20) &^ w
+			quote := w ^ (lsb * '"')
+			quote = (quote - lsb) &^ quote
+			bs := w ^ (lsb * '\\')
+			bs = (bs - lsb) &^ bs
+			if m := (ctl | quote | bs) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i+1 >= len(b) {
+				return i, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return i, false
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		default:
+			return i, false // a control character
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func skipLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// skipNumber returns the index after the number at b[i]: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func skipNumber(b []byte, i int) (int, bool) {
+	n := len(b)
+	if i < n && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && b[i] == '0':
+		i++
+	case i < n && '1' <= b[i] && b[i] <= '9':
+		i = skipDigits(b, i+1)
+	default:
+		return i, false
+	}
+	if i < n && b[i] == '.' {
+		j := skipDigits(b, i+1)
+		if j == i+1 {
+			return i, false
+		}
+		i = j
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := skipDigits(b, i)
+		if j == i {
+			return i, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
