@@ -2,6 +2,8 @@ package watchcache
 
 import (
 	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -59,31 +61,254 @@ func TestDecodeContinue(t *testing.T) {
 	}
 }
 
+// FuzzDecodeContinue checks the decoder's invariants and that the canonical fast path agrees with
+// encoding/json. The input is tried both as a token and as the JSON inside one, so that mutations
+// reach the JSON grammar (a mutated base64 token is mostly undecodable).
 func FuzzDecodeContinue(f *testing.F) {
 	f.Add("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MjA4OSwic3RhcnQiOiIvbnMtMC9wb2QtMDAwMDIwXHUwMDAwIn0", "/")
 	f.Add("not-a-valid-token", "/ns/")
 	f.Add(rawURL.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":-1,"start":"/../x"}`)), "/ns/")
+	for _, tt := range decodeCases {
+		f.Add(tt.json, "ns")
+	}
 	f.Fuzz(func(t *testing.T, token, ns string) {
 		prefix := "/"
 		if ns != "" && !strings.ContainsAny(ns, "/%") {
 			prefix = "/" + ns + "/"
 		}
-		key, rv, err := decodeContinue(token, prefix)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "continue key is not valid") {
-				t.Fatalf("error without the apiserver prefix: %v", err)
-			}
-			return
-		}
-		if rv == 0 || !strings.HasPrefix(key, prefix) {
-			t.Fatalf("decoded key %q rv %d outside prefix %q", key, rv, prefix)
-		}
-		// Round trip: re-encoding the decoded key gives a token that decodes to the same key and RV.
-		key2, rv2, err := decodeContinue(encodeContinue(key, prefix, rv), prefix)
-		if err != nil || key2 != key || rv2 != rv {
-			t.Fatalf("round trip: %q %d %v, want %q %d", key2, rv2, err, key, rv)
-		}
+		checkDecode(t, token, prefix)
+		checkDecode(t, rawURL.EncodeToString([]byte(token)), prefix)
 	})
+}
+
+func checkDecode(t *testing.T, token, prefix string) {
+	t.Helper()
+	if msg := diffDecoders(token, prefix); msg != "" {
+		t.Fatalf("token %q prefix %q: %s", token, prefix, msg)
+	}
+	key, rv, err := decodeContinue(token, prefix)
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "continue key is not valid") {
+			t.Fatalf("error without the apiserver prefix: %v", err)
+		}
+		return
+	}
+	if rv == 0 || !strings.HasPrefix(key, prefix) {
+		t.Fatalf("decoded key %q rv %d outside prefix %q", key, rv, prefix)
+	}
+	// Round trip: re-encoding the decoded key gives a token that decodes to the same key and RV.
+	key2, rv2, err := decodeContinue(encodeContinue(key, prefix, rv), prefix)
+	if err != nil || key2 != key || rv2 != rv {
+		t.Fatalf("round trip: %q %d %v, want %q %d", key2, rv2, err, key, rv)
+	}
+}
+
+// diffDecoders returns how decodeContinue and decodeCanonical disagree with decodeContinueJSON,
+// the reference, on token, or "".
+func diffDecoders(token, prefix string) string {
+	wantKey, wantRV, wantErr := decodeContinueJSON(token, prefix)
+	key, rv, err := decodeContinue(token, prefix)
+	if key != wantKey || rv != wantRV || errText(err) != errText(wantErr) {
+		return fmt.Sprintf("decodeContinue = %q, %d, %v; decodeContinueJSON = %q, %d, %v", key, rv, err, wantKey, wantRV, wantErr)
+	}
+	if key, rv, ok := decodeCanonical(token, prefix); ok && (wantErr != nil || key != wantKey || rv != wantRV) {
+		return fmt.Sprintf("decodeCanonical = %q, %d; decodeContinueJSON = %q, %d, %v", key, rv, wantKey, wantRV, wantErr)
+	}
+	return ""
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// decodeCases are token payloads around the canonical encoding; fast says whether decodeCanonical
+// decodes the token (the others fall back to encoding/json).
+var decodeCases = []struct {
+	name, json string
+	fast       bool
+}{
+	// Canonical: what encodeContinue and the apiserver emit (rules 2.1, 2.2, 2.9).
+	{"cache form", `{"v":"meta.k8s.io/v1","rv":2089,"start":"/ns-0/pod-000020\u0000"}`, true},
+	{"etcd form", `{"v":"meta.k8s.io/v1","rv":2125,"start":"ns-0/pod-000020\u0000"}`, true},
+	{"rv -1", `{"v":"meta.k8s.io/v1","rv":-1,"start":"ns-0/a\u0000"}`, true},
+	{"rv 1", `{"v":"meta.k8s.io/v1","rv":1,"start":"a"}`, true},
+	{"rv 18 digits", `{"v":"meta.k8s.io/v1","rv":999999999999999999,"start":"a"}`, true},
+	{"rv -18 digits", `{"v":"meta.k8s.io/v1","rv":-999999999999999999,"start":"a"}`, true},
+	{"start root", `{"v":"meta.k8s.io/v1","rv":3,"start":"/"}`, true},
+	{"start NUL", `{"v":"meta.k8s.io/v1","rv":3,"start":"\u0000"}`, true},
+	{"start NUL after slash", `{"v":"meta.k8s.io/v1","rv":3,"start":"/\u0000"}`, true},
+	{"html escapes", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\u003cb\u003e\u0026c\u0000"}`, true},
+	{"upper-case hex escape", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\u003Cb\u001F"}`, true},
+	{"escaped leading slash", `{"v":"meta.k8s.io/v1","rv":3,"start":"\u002fa"}`, true},
+	{"escaped quote and backslash", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\u0022\u005c"}`, true},
+	{"dots inside names", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a.b/..c/d..\u0000"}`, true},
+	{"printable ASCII", `{"v":"meta.k8s.io/v1","rv":3,"start":"/ !#$%&'()*+,-.0:;<=>?@AZ[]^_` + "`" + `az{|}~"}`, true},
+	{"long start", `{"v":"meta.k8s.io/v1","rv":3,"start":"/kube-system/` + strings.Repeat("p", 300) + `\u0000"}`, true},
+
+	// rv rules (rule 2.3).
+	{"rv 0", `{"v":"meta.k8s.io/v1","rv":0,"start":"a"}`, false},
+	{"rv -0", `{"v":"meta.k8s.io/v1","rv":-0,"start":"a"}`, false},
+	{"rv leading zero", `{"v":"meta.k8s.io/v1","rv":01,"start":"a"}`, false},
+	{"rv plus", `{"v":"meta.k8s.io/v1","rv":+1,"start":"a"}`, false},
+	{"rv minus only", `{"v":"meta.k8s.io/v1","rv":-,"start":"a"}`, false},
+	{"rv max int64", `{"v":"meta.k8s.io/v1","rv":9223372036854775807,"start":"a"}`, false},
+	{"rv min int64", `{"v":"meta.k8s.io/v1","rv":-9223372036854775808,"start":"a"}`, false},
+	{"rv overflow", `{"v":"meta.k8s.io/v1","rv":9223372036854775808,"start":"a"}`, false},
+	{"rv 19 digits", `{"v":"meta.k8s.io/v1","rv":1000000000000000000,"start":"a"}`, false},
+	{"rv fraction", `{"v":"meta.k8s.io/v1","rv":1.0,"start":"a"}`, false},
+	{"rv exponent", `{"v":"meta.k8s.io/v1","rv":1e3,"start":"a"}`, false},
+	{"rv string", `{"v":"meta.k8s.io/v1","rv":"5","start":"a"}`, false},
+	{"rv null", `{"v":"meta.k8s.io/v1","rv":null,"start":"a"}`, false},
+	{"rv missing", `{"v":"meta.k8s.io/v1","start":"a"}`, false},
+
+	// start rules (rule 2.3).
+	{"start empty", `{"v":"meta.k8s.io/v1","rv":3,"start":""}`, false},
+	{"start missing", `{"v":"meta.k8s.io/v1","rv":3}`, false},
+	{"start null", `{"v":"meta.k8s.io/v1","rv":3,"start":null}`, false},
+	{"start number", `{"v":"meta.k8s.io/v1","rv":3,"start":5}`, false},
+	{"traversal", `{"v":"meta.k8s.io/v1","rv":3,"start":"/../secrets/x"}`, false},
+	{"traversal etcd form", `{"v":"meta.k8s.io/v1","rv":3,"start":"../x"}`, false},
+	{"traversal inside", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a/../b"}`, false},
+	{"traversal at end", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a/.."}`, false},
+	{"escaped traversal", `{"v":"meta.k8s.io/v1","rv":3,"start":"\u002f..\u002fx"}`, false},
+	{"dot", `{"v":"meta.k8s.io/v1","rv":3,"start":"./a"}`, false},
+	{"dot at end", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a/."}`, false},
+	{"double slash", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a//b"}`, false},
+	{"leading double slash", `{"v":"meta.k8s.io/v1","rv":3,"start":"//a"}`, false},
+	{"trailing slash", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a/"}`, false},
+
+	// Escapes and bytes the fast path leaves to encoding/json.
+	{"short escapes", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\n\t\"\\\/b"}`, false},
+	{"escaped slash", `{"v":"meta.k8s.io/v1","rv":3,"start":"\/a"}`, false},
+	{"non-ASCII escape", `{"v":"meta.k8s.io/v1","rv":3,"start":"/caf\u00e9"}`, false},
+	{"escape 0x80", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\u0080"}`, false},
+	{"surrogate pair", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\ud83d\ude00"}`, false},
+	{"lone surrogate", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\ud800"}`, false},
+	{"truncated escape", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\u00"}`, false},
+	{"bad hex escape", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\u00zz"}`, false},
+	{"invalid escape", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\x41"}`, false},
+	{"backslash at end", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a\"}`, false},
+	{"raw UTF-8", `{"v":"meta.k8s.io/v1","rv":3,"start":"/café/日本"}`, false},
+	{"raw invalid UTF-8", "{\"v\":\"meta.k8s.io/v1\",\"rv\":3,\"start\":\"/a\xff\xfe\"}", false},
+	{"raw NUL", "{\"v\":\"meta.k8s.io/v1\",\"rv\":3,\"start\":\"/a\x00\"}", false},
+	{"raw tab", "{\"v\":\"meta.k8s.io/v1\",\"rv\":3,\"start\":\"/a\tb\"}", false},
+	{"raw DEL", "{\"v\":\"meta.k8s.io/v1\",\"rv\":3,\"start\":\"/a\x7fb\"}", false},
+	{"quote inside", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a"b"}`, false},
+	{"unterminated start", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a}`, false},
+
+	// Layout: whitespace, order, duplicates, unknown fields, key case, trailing bytes.
+	{"spaces", `{ "v": "meta.k8s.io/v1", "rv": 3, "start": "/a" }`, false},
+	{"space before rv", `{"v":"meta.k8s.io/v1","rv": 3,"start":"/a"}`, false},
+	{"trailing space", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a"} `, false},
+	{"trailing newline", "{\"v\":\"meta.k8s.io/v1\",\"rv\":3,\"start\":\"/a\"}\n", false},
+	{"leading space", ` {"v":"meta.k8s.io/v1","rv":3,"start":"/a"}`, false},
+	{"other order", `{"rv":3,"start":"/a","v":"meta.k8s.io/v1"}`, false},
+	{"duplicate rv", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a","rv":7}`, false},
+	{"duplicate rv to 0", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a","rv":0}`, false},
+	{"duplicate start", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a","start":"/b"}`, false},
+	{"duplicate start to traversal", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a","start":"/.."}`, false},
+	{"duplicate v", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a","v":"x"}`, false},
+	{"unknown field", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a","x":1}`, false},
+	{"upper-case keys", `{"V":"meta.k8s.io/v1","RV":3,"Start":"/a"}`, false},
+	{"trailing brace", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a"}}`, false},
+	{"trailing garbage", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a"}x`, false},
+	{"no closing brace", `{"v":"meta.k8s.io/v1","rv":3,"start":"/a"`, false},
+	{"head only", `{"v":"meta.k8s.io/v1","rv":`, false},
+	{"empty object", `{}`, false},
+	{"null", `null`, false},
+	{"array", `[]`, false},
+	{"empty", ``, false},
+
+	// Version (rule 2.3).
+	{"version v2", `{"v":"meta.k8s.io/v2","rv":3,"start":"/a"}`, false},
+	{"version empty", `{"v":"","rv":3,"start":"/a"}`, false},
+	{"version missing", `{"rv":3,"start":"/a"}`, false},
+	{"version escaped", `{"v":"meta.k8s.io\/v1","rv":3,"start":"/a"}`, false},
+	{"version number", `{"v":1,"rv":3,"start":"/a"}`, false},
+}
+
+// The canonical fast path decodes exactly what encoding/json decodes, with the same errors, and
+// handles the tokens this cache and the apiserver emit.
+func TestDecodeCanonicalMatchesJSON(t *testing.T) {
+	prefixes := []string{"/", "/ns/", "/registry/pods/", "/ns", ""}
+	for _, tt := range decodeCases {
+		t.Run(tt.name, func(t *testing.T) {
+			token := rawURL.EncodeToString([]byte(tt.json))
+			for _, prefix := range prefixes {
+				if msg := diffDecoders(token, prefix); msg != "" {
+					t.Errorf("prefix %q: %s", prefix, msg)
+				}
+			}
+			if _, _, ok := decodeCanonical(token, "/ns/"); ok != tt.fast {
+				_, _, err := decodeContinueJSON(token, "/ns/")
+				t.Errorf("decodeCanonical ok = %v, want %v (decodeContinueJSON error: %v)", ok, tt.fast, err)
+			}
+		})
+	}
+}
+
+// Base64 the fast path must read as encoding/base64 does: RawURLEncoding skips '\r' and '\n'
+// and accepts non-zero trailing bits.
+func TestDecodeCanonicalBase64(t *testing.T) {
+	const canon = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MjA4OSwic3RhcnQiOiIvbnMtMC9wb2QtMDAwMDIwXHUwMDAwIn0"
+	a := rawURL.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv":3,"start":"/a"}`)) // 44 bytes: ends in a 2-byte group
+	for _, tok := range []string{
+		canon,
+		canon[:40] + "\n" + canon[40:],
+		canon[:40] + "\r\n" + canon[40:] + "\n",
+		canon[:20] + "\n" + canon[20:],
+		canon + "=",
+		canon + "A",
+		canon[:len(canon)-1],
+		strings.ReplaceAll(canon, "_", "/"),
+		a,
+		a[:len(a)-1] + "B", // non-zero trailing bits
+		a[:len(a)-1] + "+",
+		"", "=", "e", "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6",
+	} {
+		if msg := diffDecoders(tok, "/"); msg != "" {
+			t.Errorf("%s", msg)
+		}
+	}
+	if _, _, ok := decodeCanonical(canon[:40]+"\n"+canon[40:], "/"); !ok {
+		t.Errorf("decodeCanonical does not skip a newline as encoding/base64 does")
+	}
+}
+
+// Property: every token encodeContinue emits for a key of printable ASCII and NUL takes the fast
+// path; for any key, fast and JSON paths agree.
+func TestDecodeCanonicalRandomKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const ascii, other = "ab-./\x00", "<>&\"\\\x01\x7fé\xff"
+	for range 20000 {
+		alphabet := ascii
+		if r.IntN(4) == 0 {
+			alphabet += other
+		}
+		b := make([]byte, 1+r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		prefix := []string{"/", "/ns-0/"}[r.IntN(2)]
+		key := prefix + string(b)
+		rv := int64(r.IntN(1<<20)) + 1
+		if r.IntN(3) == 0 {
+			rv = -1
+		}
+		for _, tok := range []string{encodeContinue(key, prefix, rv), encodeContinueEtcdForm(key, prefix, rv)} {
+			if msg := diffDecoders(tok, prefix); msg != "" {
+				t.Fatalf("key %q: %s", key, msg)
+			}
+			_, _, ok := decodeCanonical(tok, prefix)
+			_, _, err := decodeContinueJSON(tok, prefix)
+			if fast := err == nil && !strings.ContainsAny(string(b), other); fast && !ok {
+				t.Fatalf("key %q: decodeCanonical declined a canonical token", key)
+			}
+		}
+	}
 }
 
 // The 410's rv -1 token is in the etcd form (rule 2.9), except for a start at the list root, whose
@@ -100,5 +325,25 @@ func TestEtcdFormTokenAtRoot(t *testing.T) {
 		if _, _, err := decodeContinue(encodeContinueEtcdForm(tt.key, tt.prefix, -1), tt.prefix); err != nil {
 			t.Errorf("token for %q does not decode: %v", tt.key, err)
 		}
+	}
+}
+
+// BenchmarkDecodeContinue: one token per list page. typical is what List emits for an
+// all-namespaces pod list; long has a 253-byte name (the longest a Kubernetes name may be), whose
+// decoded tail outgrows canonicalBuf; json is typical with a space, which takes encoding/json.
+func BenchmarkDecodeContinue(b *testing.B) {
+	for _, bc := range []struct{ name, token string }{
+		{"typical", encodeContinue("/ns-0/pod-000020\x00", "/", 2089)},
+		{"long", encodeContinue("/kube-system/"+strings.Repeat("p", 253)+"\x00", "/", 2089)},
+		{"json", rawURL.EncodeToString([]byte(`{"v":"meta.k8s.io/v1","rv": 2089,"start":"/ns-0/pod-000020\u0000"}`))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := decodeContinue(bc.token, "/"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
