@@ -1,6 +1,8 @@
 package watchcache
 
 import (
+	"strings"
+
 	"github.com/google/btree"
 
 	"github.com/watchcache/watchcache/index"
@@ -30,6 +32,31 @@ type stateIndex struct {
 	spec index.Spec
 	pos  int                   // field position in schema for index.Field; -1 for index.Label
 	idx  *index.Index[*record] // the record only (40-byte entries): every write copies a path of them
+	// values interns the indexed values (the working state's indexes only; nil on published
+	// states). Entries then share one copy per distinct value: a search compares equal values by
+	// pointer, without reading either, and unequal ones from a few hot strings rather than from two
+	// objects' JSON scattered over the heap — the cache misses that dominated index writes.
+	values map[string]string
+}
+
+// maxInterned bounds an index's interning table (values of a unique field, such as pod IPs, would
+// otherwise accumulate under churn): past it the table starts over, which only loses sharing.
+const maxInterned = 1 << 16
+
+// intern returns the index's shared copy of v.
+func (si *stateIndex) intern(v string) string {
+	if si.values == nil {
+		return v
+	}
+	if s, ok := si.values[v]; ok {
+		return s
+	}
+	if len(si.values) >= maxInterned {
+		clear(si.values)
+	}
+	s := strings.Clone(v) // not a view of one object's JSON, which the table would keep alive
+	si.values[s] = s
+	return s
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
@@ -84,9 +111,12 @@ func (st *state) put(rec *record) (*record, bool) {
 	old, had := st.tree.ReplaceOrInsert(it)
 	for _, si := range st.indexes {
 		nv, nok := si.value(st.schema, rec)
+		if nok {
+			nv = si.intern(nv)
+		}
 		if had {
 			if ov, ook := si.value(st.schema, old.rec); ook && (!nok || ov != nv) {
-				si.idx.Delete(ov, rec.key)
+				si.idx.Delete(si.intern(ov), rec.key)
 			}
 		}
 		if nok {
@@ -107,7 +137,7 @@ func (st *state) remove(key string) (*record, bool) {
 	}
 	for _, si := range st.indexes {
 		if v, ok := si.value(st.schema, old.rec); ok {
-			si.idx.Delete(v, key)
+			si.idx.Delete(si.intern(v), key)
 		}
 	}
 	if st.ns != nil {
@@ -128,10 +158,10 @@ func (st *state) addNS(ns string, d int) {
 
 // addIndex builds an index over the current content of st (O(n log n)).
 func (st *state) addIndex(spec index.Spec, pos int) {
-	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*record]()}
+	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*record](), values: map[string]string{}}
 	st.tree.Ascend(func(it item) bool {
 		if v, ok := si.value(st.schema, it.rec); ok {
-			si.idx.Insert(v, it.key, it.rec)
+			si.idx.Insert(si.intern(v), it.key, it.rec)
 		}
 		return true
 	})
