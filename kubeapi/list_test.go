@@ -47,6 +47,10 @@ func TestListSplicesItems(t *testing.T) {
 			if got := r.header.Get("Content-Type"); got != "application/json" {
 				t.Errorf("Content-Type %q", got)
 			}
+			// The body's size is sent up front (no chunked encoding), and it is exact.
+			if n, err := strconv.Atoi(r.header.Get("Content-Length")); err != nil || n != len(r.body) {
+				t.Errorf("Content-Length %q for a body of %d bytes", r.header.Get("Content-Length"), len(r.body))
+			}
 			l := r.list(t)
 			if l.Kind != tt.kind || l.APIVersion != "v1" {
 				t.Errorf("kind %q apiVersion %q", l.Kind, l.APIVersion)
@@ -412,5 +416,27 @@ func TestNamedGetIgnoresFieldSelector(t *testing.T) {
 	r := cl.get(t, "/api/v1/namespaces/ns-0/pods/pod-000000?fieldSelector=metadata.name%3Dpod-000004")
 	if r.code != 200 || gjson.GetBytes(r.body, "metadata.name").String() != "pod-000000" {
 		t.Fatalf("get with another name in fieldSelector: %d %s", r.code, r.body)
+	}
+}
+
+// TestWriteSpliced: items are joined with commas between head and tail whatever their sizes
+// relative to the write buffer (items larger than it are written on their own).
+func TestWriteSpliced(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), largeWrite+10)
+	mid := bytes.Repeat([]byte("y"), largeWrite/2+1)
+	for _, items := range [][][]byte{
+		nil,
+		{[]byte(`1`)},
+		{[]byte(`1`), []byte(`2`), []byte(`3`)},
+		{mid, mid, mid},
+		{[]byte(`a`), big, []byte(`b`), big, big},
+		{big},
+	} {
+		var out bytes.Buffer
+		writeSpliced(&out, []byte("["), items, "]")
+		want := "[" + string(bytes.Join(items, []byte(","))) + "]"
+		if out.String() != want {
+			t.Fatalf("%d items: got %d bytes, want %d", len(items), out.Len(), len(want))
+		}
 	}
 }
