@@ -16,8 +16,8 @@ import (
 	"github.com/watchcache/watchcache/watchcache"
 )
 
-// bodyBuffer is the size of the buffer a list or watch body is written through: large enough
-// enough for a watch or Table body to go out in few writes, small enough to cost nothing per request.
+// bodyBuffer is the size of the buffer a watch, Table or Get body is written through: large
+// enough for few writes per body, small enough to cost nothing per request (JSON lists: writeSpliced).
 const bodyBuffer = 32 << 10
 
 // paramCodec decodes query parameters into metav1.ListOptions with the conversions the apiserver
