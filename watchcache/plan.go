@@ -66,13 +66,15 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 			cands = append(cands, candidate{si, t.Value})
 		}
 	}
-	best := -1
+	// Each count stops at the best so far: only a smaller range can win, so a 20-key node range
+	// found first keeps a 20,000-key label value from costing more than 20 steps.
+	best := probeCap + 1
 	for _, c := range cands {
 		if len(cands) == 1 {
 			pl.si, pl.value = c.si, c.value
 			break
 		}
-		if n := c.si.idx.Count(c.value, probeCap); best < 0 || n < best {
+		if n := c.si.idx.Count(c.value, best); pl.si == nil || n < best {
 			pl.si, pl.value, best = c.si, c.value, n
 		}
 	}

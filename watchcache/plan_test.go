@@ -85,3 +85,43 @@ func randomPod(rng *rand.Rand, ns, name string, rv uint64) []byte {
 	}
 	return p
 }
+
+// TestPlanPicksSmallestRange: with exact terms on two indexes, the planner walks the smaller
+// range, whichever term comes first (issue 3: "the most selective usable index").
+func TestPlanPicksSmallestRange(t *testing.T) {
+	c := newPodCache(t)
+	var objs [][]byte
+	for i := range 300 {
+		node, app := "busy", "web"
+		if i%100 == 0 {
+			node = "quiet" // 3 pods
+		}
+		if i%150 == 1 {
+			app = "rare" // 2 pods
+		}
+		objs = append(objs, pod("ns", fmt.Sprintf("p%03d", i), node, "app="+app, uint64(i+1)))
+	}
+	if err := c.Replace(objs, 1000); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []index.Spec{{Kind: index.Field, Name: "spec.nodeName"}, {Kind: index.Label, Name: "app"}} {
+		if err := c.AddIndex(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ labels, fields, wantIndex, wantValue string }{
+		{"app=web", "spec.nodeName=quiet", "spec.nodeName", "quiet"},
+		{"app=rare", "spec.nodeName=busy", "app", "rare"},
+		{"app=web", "spec.nodeName=busy", "spec.nodeName", "busy"}, // a tie at the probe cap: the first term
+		{"app=rare", "", "app", "rare"},
+	} {
+		q, err := c.prepare("", tc.labels, tc.fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := makePlan(c.current().st, q.prefix, "", true, q.labels, q.fields)
+		if pl.si == nil || pl.si.spec.Name != tc.wantIndex || pl.value != tc.wantValue {
+			t.Errorf("%s + %s: plan walks %v=%q, want %s=%q", tc.labels, tc.fields, pl.si, pl.value, tc.wantIndex, tc.wantValue)
+		}
+	}
+}
