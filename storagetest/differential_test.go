@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/apis/example"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/etcd3/testserver"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 
 	"github.com/watchcache/watchcache/storagetest/adapter"
@@ -42,7 +41,7 @@ import (
 //     over HTTP (no token after the last match).
 func TestDifferential(t *testing.T) {
 	ctx := context.Background()
-	client := testserver.RunEtcd(t, nil)
+	client := runEtcd(t, nil)
 	t.Cleanup(func() { _ = client.Close() })
 	etcd := newEtcd3(t, client, codec, identity.NewEncryptCheckTransformer())
 	apiserver, _ := newCacher(t, etcd, options{nodeNameIndex: true}, codec)

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/apis/example"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/etcd3/testserver"
 
 	"github.com/watchcache/watchcache/storagetest/adapter"
 )
@@ -21,12 +20,13 @@ import (
 // own regression test, TestRejectedUpdateRemovesStaleObject).
 func TestRejectedUpdateLeavesNoStaleObject(t *testing.T) {
 	ctx := context.Background()
-	client := testserver.RunEtcd(t, nil)
+	client := runEtcd(t, nil)
 	t.Cleanup(func() { _ = client.Close() })
 	s, err := adapter.New(ctx, adapter.Config{
 		Client: client, Codec: codec, NewFunc: newPod, NewListFunc: newPodList,
 		PathPrefix: pathPrefix, ResourcePrefix: "/pods",
 		GroupResource: schema.GroupResource{Resource: "pods"}, Namespaced: true,
+		ConsistentGetFromCache: true, // the Get below must read the cache, not etcd
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,10 @@ cd "$(dirname "$0")"
 
 out=${KEEP:-$(mktemp -t storagetest.XXXXXX.json)}
 start=$(date +%s)
-# The suite's expected failures make go test exit 1; the summary decides.
-go test -json -count=1 -timeout 15m "$@" . >"$out" 2>&1
+# The suite's expected failures make go test exit 1; the summary decides. -parallel: the cases
+# mostly wait (timeouts, TTLs, watch deliveries), so more of them than cores run at once
+# (STORAGETEST_PARALLEL, default 6; a later -parallel among the arguments wins).
+go test -json -count=1 -timeout 15m -parallel "${STORAGETEST_PARALLEL:-6}" "$@" . >"$out" 2>&1
 elapsed=$(( $(date +%s) - start ))
 
 if ! grep -q '"Test":"TestStorage/' "$out"; then

@@ -31,8 +31,9 @@ type suiteCase struct {
 	skip map[backend]string
 	// gates are feature gates set for the case, before any backend is set up.
 	gates map[featuregate.Feature]bool
-	// serial runs the backends one after the other: the case sets feature gates itself, which
-	// cannot be done from parallel tests.
+	// serial runs the backends one after the other, and the case before the parallel ones: it sets
+	// feature gates or other global state itself, which cannot be done from parallel tests, or it is
+	// sensitive to load.
 	serial bool
 	// slow marks the cases `go test -short` skips: they wait out timeouts (lease expiry, periodic
 	// bookmarks, progress notifications), 3-10 s each.
@@ -69,6 +70,11 @@ var cases = []suiteCase{
 	// Serial: the case gives its object a 1 s TTL and reads it in parallel subtests; under the load
 	// of three backends at once the lease can expire first (seen with the cacher).
 	{name: "Get", serial: true, run: func(t *testing.T, b backend, e *env) { storagetesting.RunTestGet(e.ctx, t, e.store) }},
+	// The same with the cache answering Get "" too (consistent reads from the cache), which the
+	// routing of Get (etcd for "", as the apiserver) otherwise leaves to the etcd3 store.
+	{name: "Get/ConsistentGetFromCache", serial: true, ours: &options{getFromCache: true},
+		skip: map[backend]string{etcd3Backend: variantOfOurs, cacherBackend: variantOfOurs},
+		run:  func(t *testing.T, b backend, e *env) { storagetesting.RunTestGet(e.ctx, t, e.store) }},
 	{name: "UnconditionalDelete", run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestUnconditionalDelete(e.ctx, t, e.store)
 	}},
@@ -139,7 +145,10 @@ var cases = []suiteCase{
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestTransformationFailure(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},
+	// Ours: the pods have no namespace but are stored at /pods//<name>. A cluster-scoped cache holds
+	// them, and the keys it gives the size estimator are made as the cacher's KeyFunc makes them.
 	{name: "Stats/SizeBasedListCostEstimate=true", gates: map[featuregate.Feature]bool{features.SizeBasedListCostEstimate: true},
+		ours: &options{clusterScoped: true, namespacedKeys: true},
 		run: func(t *testing.T, b backend, e *env) {
 			if b == etcd3Backend {
 				// etcd3/store_test.go: store.EnableResourceSizeEstimation(store.getKeys).
@@ -180,7 +189,9 @@ var cases = []suiteCase{
 	{name: "ListContinuationWithFilter", run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestListContinuationWithFilter(e.ctx, t, e.store, noCalls)
 	}},
-	{name: "ListInconsistentContinuation", run: func(t *testing.T, b backend, e *env) {
+	// createWrapper: the first page is read at RV=0 (any state) right after the writes; an
+	// asynchronous cache must have them by then (cacher_test.go's device for such tests).
+	{name: "ListInconsistentContinuation", opts: options{createWrapper: true}, run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestListInconsistentContinuation(e.ctx, t, e.store, e.compact)
 	}},
 	{name: "ListResourceVersionMatch", opts: options{transformer: prefixed("test!")}, ours: &options{clusterScoped: true, transformer: prefixed("")},
@@ -191,9 +202,6 @@ var cases = []suiteCase{
 		storagetesting.RunTestNamespaceScopedList(e.ctx, t, e.store)
 	}},
 	{name: "KeySchema", run: func(t *testing.T, b backend, e *env) { storagetesting.RunTestKeySchema(e.ctx, t, e.store) }},
-	{name: "KeySchema/UnversionedGetFromStorage", ours: &options{unversionedGet: true},
-		skip: map[backend]string{etcd3Backend: variantOfOurs, cacherBackend: variantOfOurs},
-		run:  func(t *testing.T, b backend, e *env) { storagetesting.RunTestKeySchema(e.ctx, t, e.store) }},
 
 	// ---- read path: watches ----
 	{name: "Watch", run: func(t *testing.T, b backend, e *env) { storagetesting.RunTestWatch(e.ctx, t, e.store) }},
@@ -265,10 +273,16 @@ var cases = []suiteCase{
 
 // TestStorage runs every case against every backend: TestStorage/<case>/<backend>.
 //
-// The backends of a case run in parallel (each on its own etcd), the cases one after the other.
+// Each backend of each case has its own etcd. The cases that set feature gates or other global
+// state, or are marked serial, run first, one after the other; then all the other cases and their
+// backends run in parallel, as many at a time as -parallel allows (run.sh sets it: the cases mostly
+// wait — for timeouts, TTLs, watch deliveries — so more of them than cores fit).
 func TestStorage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if !c.serial && len(c.gates) == 0 {
+				t.Parallel() // starts once the loop is done: after every serial case
+			}
 			if len(c.gates) > 0 {
 				overrides := featuregatetesting.FeatureOverrides{}
 				for f, v := range c.gates {
@@ -338,6 +352,6 @@ func (c *failingCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 // an empty prefix, because the source can read only values that are plain JSON.
 func prefixed(prefix string) func() value.Transformer {
 	return func() value.Transformer {
-		return &swappable{cur: storagetesting.NewPrefixTransformer([]byte(prefix), false)}
+		return &swappable{cur: storagetesting.NewPrefixTransformer([]byte(prefix), false), prefix: []byte(prefix)}
 	}
 }

@@ -7,6 +7,8 @@
 //	        EnableResourceSizeEstimation
 //	reads   Get, GetList, Watch, ReadinessCheck       → watchcache.Cache, fed from the same etcd by
 //	                                                    source/etcd (Range, then Watch with progress notify)
+//	        Get with resourceVersion "", any Get      → the etcd3 store, as CacheDelegator.Get routes it
+//	        while the cache is not ready                (rule 6.7; Config.ConsistentGetFromCache: the cache)
 //
 // Objects cross the boundary as JSON: the etcd3 store writes what its codec encodes (the adapter
 // requires a JSON codec, the apiserver's --storage-media-type=application/json), the source hands
@@ -25,6 +27,8 @@
 //     store's CompactRevision the same way. Store.Compact additionally makes watches from older
 //     revisions 410 (the apiserver tests trim the cacher's history for the same purpose).
 //   - flow control: Watch signals utilflowcontrol.WatchInitialized once the watch is set up.
+//   - size estimation: the etcd3 store's estimator gets its keys from the cache, as from the
+//     cacher, and the sizes of changed objects through reads the adapter makes (sizes.go).
 //
 // Everything here is safe for concurrent use once New has returned.
 package adapter

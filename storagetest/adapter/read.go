@@ -31,11 +31,13 @@ const (
 		"chunk was returned and now may show up in the list."
 )
 
-// Get implements storage.Interface from the cache (rule 6.7): resourceVersion "" is a consistent
-// read (the cache waits until it has seen etcd's current revision), "0" the latest state, N the
-// latest state once the cache has reached N (504 after 3 s if it does not).
+// Get implements storage.Interface with the apiserver's routing (rule 6.7, CacheDelegator.Get):
+// resourceVersion "" goes to etcd (the etcd3 store), as does every Get while the cache is not ready
+// (before its first list, during a re-list: KEP 4568); "0" is the cache's latest state, N its
+// state once it has reached N (504 after 3 s if it does not). With Config.ConsistentGetFromCache,
+// "" is the cache's too, as a consistent read.
 func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
-	if s.unversionedGet && opts.ResourceVersion == "" {
+	if (opts.ResourceVersion == "" && !s.getFromCache) || s.cache.Ready() != nil {
 		return s.etcd.Get(ctx, key, opts, out)
 	}
 	preparedKey, err := s.prepareKey(key, false)

@@ -48,9 +48,17 @@ type Config struct {
 	// Transformer is the etcd3 store's value transformer; nil means identity (the cache can serve
 	// only values stored as plain JSON, so a transformer must leave them so).
 	Transformer value.Transformer
-	// UnversionedGetFromStorage sends a Get with resourceVersion "" to etcd, as the apiserver's
-	// CacheDelegator does (rule 6.7). Off by default: every read is the cache's.
-	UnversionedGetFromStorage bool
+	// ConsistentGetFromCache answers a Get with resourceVersion "" from the cache, as a consistent
+	// read (the cache waits until it has seen etcd's current revision). Off by default: such a Get
+	// goes to etcd, as the apiserver's CacheDelegator sends it (rule 6.7), so that an object the
+	// cache cannot hold (no metadata.name, a namespace that does not fit the scope) is still found.
+	ConsistentGetFromCache bool
+	// KeyFunc returns the storage key of an object from its namespace and name, as the registry's
+	// key function (cacher.Config.KeyFunc). It makes the keys the etcd3 store's size estimator takes
+	// from the cache (SizeBasedListCostEstimate), which must be the keys etcd holds the objects
+	// under. nil means <ResourcePrefix>/<namespace>/<name>, or <ResourcePrefix>/<name> for a
+	// cluster-scoped resource.
+	KeyFunc func(namespace, name string) string
 	// Cache tunes the cache; Resource, Schema and CurrentResourceVersion are set by New.
 	Cache watchcache.Options
 	// Logger receives the source's logs; nil discards them below Warn.
@@ -71,14 +79,18 @@ type Store struct {
 
 	codec          runtime.Codec
 	newFunc        func() runtime.Object
+	newListFunc    func() runtime.Object
 	versioner      storage.Versioner
 	resourcePrefix string // "/pods/": the storage key prefix, with its trailing slash
 	namespaced     bool
 	groupResource  schema.GroupResource
-	unversionedGet bool
+	getFromCache   bool
+	keyFunc        func(namespace, name string) string
 
 	// watchFloor is the revision below which watches are 410 (set by Compact).
 	watchFloor atomic.Uint64
+	// sizes feeds the etcd3 store's size estimator (sizes.go).
+	sizes sizeFeed
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -147,15 +159,21 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		done:           make(chan struct{}),
 		codec:          cfg.Codec,
 		newFunc:        cfg.NewFunc,
+		newListFunc:    cfg.NewListFunc,
 		versioner:      versioner,
 		resourcePrefix: "/" + resource + "/",
 		namespaced:     cfg.Namespaced,
 		groupResource:  cfg.GroupResource,
-		unversionedGet: cfg.UnversionedGetFromStorage,
+		getFromCache:   cfg.ConsistentGetFromCache,
+		keyFunc:        cfg.KeyFunc,
+	}
+	if s.keyFunc == nil {
+		s.keyFunc = s.objectKey
 	}
 	if utilfeature.DefaultFeatureGate.Enabled(features.SizeBasedListCostEstimate) {
 		// As the cacher does (NewCacherFromConfig): etcd3 keeps the sizes of the objects it reads
-		// and writes, and takes the set of keys from the cache.
+		// and takes the set of keys from the cache; keys also reads the objects changed since its
+		// last call through etcd3, so that it has their sizes (sizes.go).
 		if err := etcdStore.EnableResourceSizeEstimation(s.keys); err != nil {
 			compactor.Stop()
 			return nil, fmt.Errorf("adapter: size estimation: %w", err)
@@ -219,25 +237,6 @@ func (s *Store) Compact(ctx context.Context, rev int64) error {
 			return nil
 		}
 	}
-}
-
-// keys lists the storage keys of the objects the cache holds, after a consistent read (the cacher's
-// getKeys: WaitUntilFreshAndGetKeys at etcd's current revision).
-func (s *Store) keys(ctx context.Context) ([]string, error) {
-	res, err := s.cache.List(ctx, watchcache.ListOptions{})
-	if err != nil {
-		return nil, toStorageError(err, s.resourcePrefix, 0)
-	}
-	schema := s.cache.Schema()
-	keys := make([]string, 0, len(res.Items))
-	for _, raw := range res.Items {
-		o, err := schema.ExtractTrusted(raw)
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, s.objectKey(o.Namespace, o.Name))
-	}
-	return keys, nil
 }
 
 type discard struct{}

@@ -32,7 +32,9 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 	return s.etcd.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, tryUpdate, cachedExistingObject)
 }
 
-// Stats implements storage.Interface.
+// Stats implements storage.Interface. With SizeBasedListCostEstimate on, the etcd3 store answers
+// from its size estimator, whose keys come from the cache (sizes.go); otherwise it counts the keys
+// in etcd.
 func (s *Store) Stats(ctx context.Context) (storage.Stats, error) { return s.etcd.Stats(ctx) }
 
 // RequestWatchProgress implements storage.Interface: it asks etcd for progress notifications on the

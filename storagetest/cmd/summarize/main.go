@@ -86,6 +86,7 @@ func read(in io.Reader) (map[string]map[string]*result, []string, time.Duration,
 	results := map[string]map[string]*result{}
 	var order []string
 	lastOutput := map[string]string{}
+	started := map[string]int{}
 	var first, last time.Time
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -114,6 +115,16 @@ func read(in io.Reader) (map[string]map[string]*result, []string, time.Duration,
 			}
 			continue
 		}
+		if e.Action == "run" {
+			// The cases start in the order of the suite's table (the parallel ones pause at
+			// once), but finish in any order: rows follow the starts.
+			if c, ok := strings.CutPrefix(e.Test, "TestStorage/"); ok {
+				if _, seen := started[c]; !seen {
+					started[c] = len(started)
+				}
+			}
+			continue
+		}
 		name, b, ok := split(e.Test)
 		if !ok {
 			continue
@@ -135,7 +146,16 @@ func read(in io.Reader) (map[string]map[string]*result, []string, time.Duration,
 			results[name][b] = r
 		}
 	}
+	sort.SliceStable(order, func(i, j int) bool { return startIndex(started, order[i]) < startIndex(started, order[j]) })
 	return results, order, last.Sub(first), sc.Err()
+}
+
+// startIndex is the position of a case among the subtests started, or after all of them.
+func startIndex(started map[string]int, name string) int {
+	if i, ok := started[name]; ok {
+		return i
+	}
+	return len(started)
 }
 
 // split parses TestStorage/<case>/<backend>; a case name may contain '/'.

@@ -3,21 +3,17 @@ package main
 // oursReasons says, for each case ours is expected not to pass, why. A failure of ours that is not
 // listed here, or a listed case that passes, makes summarize exit 1.
 var oursReasons = map[string]string{
-	"TransformationFailure": "By design: the cache is fed by source/etcd, which reads etcd directly, not through the store's " +
-		"value transformer; a value it cannot parse as JSON is skipped (ErrUndecodable), so the list succeeds without it and " +
-		"Get is NotFound instead of the InternalError the test expects.",
+	"TransformationFailure": "By design: source/etcd reads etcd values itself, not through the etcd3 store's value " +
+		"transformer, and serves plain JSON only, so ours runs with an empty-prefix transformer; the value the test writes " +
+		"with another prefix is then skipped by the source (the consistent list, served by the cache, succeeds without it " +
+		"instead of InternalError, line 4217) and decodes as corrupt JSON in the etcd3 store instead of failing its prefix " +
+		"check (Get, GuaranteedUpdate, Delete: a decode error, not InternalError, lines 4222-4242).",
 	"WatchError": "By design, as TransformationFailure: the watch is served from the cache, and the failing transformer " +
 		"is only on the etcd3 store's read path, so no ERROR event is produced.",
-	"ListInconsistentContinuation": "Test artifacts: its first page is read at RV=0 (any staleness) right after the writes, " +
-		"so an asynchronous cache may not have them yet (no continue token, line 3621); and it rewrites /pods/second/foo " +
-		"as an object without metadata.namespace, which the namespaced cache cannot hold, so the key leaves the cache " +
-		"(bug 1's fix) and the page after the 410 has no continue token (line 3680). The 410 and its rv -1 token pass.",
-	"KeySchema": "Get with resourceVersion \"\" of the nameless objects the test creates at /pods/ and /pods/namespace: " +
-		"the cache rejects objects without metadata.name and answers Get \"\" itself (NotFound). The apiserver's " +
-		"CacheDelegator sends Get \"\" to etcd (rule 6.7); with that routing ours passes (next row).",
-	"Stats/SizeBasedListCostEstimate=true": "Test artifact: the pods have no namespace (keys /pods//foo); the namespaced " +
-		"cache rejects them, so the keys the etcd3 size estimator takes from the cache (as from the cacher's getKeys) " +
-		"are none: ObjectCount 0.",
+	"ListInconsistentContinuation": "Test artifact the core cannot hold: the test rewrites /pods/second/foo as an object " +
+		"without metadata.namespace (line 3628); the cache keys objects by their metadata and refuses a namespaced object " +
+		"without namespace, so the key leaves the cache (bug 1's fix) and the page after the 410 has no continue token " +
+		"(line 3680). The first page, the 410 and its rv -1 token pass.",
 	"WatchErrorIsBlockingFurtherEvents": "",
 	"ProgressNotify":                    "",
 }
@@ -27,17 +23,19 @@ var oursFlaky = map[string]string{}
 
 // notes are remarks on a case for every backend: setup differences and what upstream runs.
 var notes = map[string]string{
-	"Get":                              "Backends run one after the other: the object has a 1 s TTL and the cacher failed once when three backends ran at once.",
+	"Get":                              "Backends run one after the other: the object has a 1 s TTL and the cacher failed once when three backends ran at once. Get with resourceVersion \"\" goes to etcd in both caches (CacheDelegator.Get, rule 6.7).",
+	"Get/ConsistentGetFromCache":       "Ours with adapter.Config.ConsistentGetFromCache: Get \"\" answered by the cache as a consistent read.",
 	"GuaranteedUpdate":                 "Upstream skips it for the cacher (TODO #109831). Ours: PrefixTransformer with an empty prefix (values must stay JSON).",
 	"GuaranteedUpdateChecksStoredData": "Upstream skips it for the cacher (TODO #109831). Ours: PrefixTransformer with an empty prefix.",
-	"TransformationFailure":            "Upstream skips it for the cacher (TODO #109831); the cacher passes or fails from run to run in this harness.",
-	"ListInconsistentContinuation":     "Upstream skips it for the cacher (TODO #109831): the cacher ignores limit at RV=0, so the first page has no continue token.",
+	"TransformationFailure":            "Upstream skips it for the cacher (TODO #109831); the cacher passes or fails from run to run in this harness (its reflector must fail and make it unready before the list).",
+	"ListInconsistentContinuation": "All backends with cacher_test.go's createWrapper (Create returns once the cache serves the object: the first page is read at RV=0). " +
+		"Upstream skips it for the cacher (TODO #109831); the cacher ignores limit at RV=0, so its first page has no continue token (line 3621).",
 	"ListResourceVersionMatch": "Upstream skips it for the cacher (TODO #109831). Ours: cluster-scoped cache (the pods have no namespace) and an empty " +
 		"PrefixTransformer prefix; its reproducing transformer injects writes during etcd reads, which the cache's lists never make.",
-	"ListPaginationRareObject":            "Ours: cluster-scoped cache, because the 1000 pods have no namespace, which a namespaced cache rejects (ErrNamespaceMismatch).",
-	"KeySchema/UnversionedGetFromStorage": "Ours with adapter.Config.UnversionedGetFromStorage: Get \"\" from etcd, as CacheDelegator.Get.",
-	"CompactRevision":                     "Ours: the adapter answers 410 for Exact/continue RVs below the etcd3 store's CompactRevision, as the cacher's compactor drops older snapshots.",
-	"List":                                "Ours: as CompactRevision, for the Exact list before the first write after compaction.",
+	"ListPaginationRareObject": "Ours: cluster-scoped cache, because the 1000 pods have no namespace, which a namespaced cache rejects (ErrNamespaceMismatch).",
+	"KeySchema":                "Ours: Get \"\" of the nameless objects at /pods/ and /pods/namespace goes to etcd (rule 6.7); the cache, which holds no nameless object, would answer NotFound.",
+	"CompactRevision":          "Ours: the adapter answers 410 for Exact/continue RVs below the etcd3 store's CompactRevision, as the cacher's compactor drops older snapshots.",
+	"List":                     "Ours: as CompactRevision, for the Exact list before the first write after compaction.",
 	"WatchFromZero": "Apiserver cache: not run, the compaction step trims the cacher's unexported history (compactWatch). Ours: " +
 		"adapter.Store.Compact stands in for that trimming (watches from older RVs get 410).",
 	"WatchError":         "Upstream skips it for the cacher (TODO #109831).",
@@ -45,5 +43,7 @@ var notes = map[string]string{
 	"WatchBookmarksWithCorrectResourceVersion": "Upstream runs it for the cacher only (bookmarks are a watch-cache feature).",
 	"WatchDispatchBookmarkEvents":              "etcd3 with a 1 s progress-notify interval and expectedWatchBookmarks=false, as upstream.",
 	"ClusterScopedWatch":                       "Cluster-scoped key function (cacher) / cluster-scoped cache (ours), as upstream's withClusterScopedKeyFunc.",
-	"Stats/SizeBasedListCostEstimate=true":     "etcd3: EnableResourceSizeEstimation with its own keys, as upstream; cacher and ours enable it with the cache's keys.",
+	"Stats/SizeBasedListCostEstimate=true": "etcd3: EnableResourceSizeEstimation with its own keys, as upstream; cacher and ours with the cache's keys. " +
+		"Ours: the pods have no namespace but are stored at /pods//<name>, so a cluster-scoped cache holds them and its keys are made " +
+		"with the cacher's key function (adapter.Config.KeyFunc); the adapter reads changed objects through the etcd3 store so its estimator learns their sizes (adapter/sizes.go).",
 }
