@@ -47,6 +47,9 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 		return nil, err
 	}
 	st, rv, err := c.readState(ctx, r, q.prefix)
+	if errors.Is(err, ErrExpired) && r.kind == readExact && c.opts.History != nil {
+		return c.listHistory(ctx, q, r, r.rv, err)
+	}
 	if err != nil {
 		return nil, err
 	}

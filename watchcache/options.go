@@ -46,6 +46,10 @@ type Options struct {
 	// (RV="" lists wait until the cache has caught up with it; rule 1.8). nil means the cache's own
 	// latest RV: a cache without a source is always consistent with itself.
 	CurrentResourceVersion func(context.Context) (uint64, error)
+	// History, when set, answers Exact lists and continue tokens older than the window from the
+	// source's history (etcd's revisions), as the apiserver does (rule 1.3); without it they get
+	// 410. source/etcd provides one (Source.History).
+	History History
 	// OnWait, when set, is called (on the reader's goroutine, so it must not block) each time a
 	// read starts waiting for a resourceVersion the cache has not reached; an etcd source uses it
 	// to request a progress notification (rule 3.3).

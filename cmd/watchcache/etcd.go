@@ -111,6 +111,13 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 // etcd-global, so it may belong to a write of another resource.
 func (f *etcdFeed) configure(o *watchcache.Options) {
 	o.CurrentResourceVersion = f.src.CurrentResourceVersion
+	// Exact lists and continue tokens older than the window are read from etcd, as the apiserver
+	// reads them (rule 1.3), until etcd compacts their revision.
+	for _, r := range etcdResources {
+		if r.resource == o.Resource.Name {
+			o.History = f.src.History(r.prefix)
+		}
+	}
 	o.OnWait = func(uint64) {
 		select {
 		case f.wake <- struct{}{}:
