@@ -128,9 +128,9 @@ var etcdStarts sync.Mutex
 // runEtcd is testserver.RunEtcd with the upstream test configuration (NewTestConfig: loopback,
 // random ports, UnsafeNoFsync), except that a single member elects itself leader in about 0.1 s
 // rather than 0.6 s (10 ms ticks instead of 100 ms, an election timeout of 100 ms instead of 1 s).
-// The run starts about 180 servers one after the other; with the defaults their starts alone took
-// 110 s of the run's wall time, with the CPU idle. Leases, compaction and progress notifications
-// keep their own clocks.
+// Measured: 75 ms instead of 650 ms per start and stop; the run starts about 180 servers one after
+// the other, so the defaults cost about 110 s of its wall time. Leases, compaction and progress
+// notifications keep their own clocks.
 func runEtcd(t *testing.T, configure func(*embed.Config)) *kubernetes.Client {
 	t.Helper()
 	etcdStarts.Lock()

@@ -5,6 +5,9 @@
 //	go test -json . | go run ./cmd/summarize           # print the table
 //	go run ./cmd/summarize -update RESULTS.md out.json  # also replace the table between the
 //	                                                    # <!-- table --> and <!-- /table --> markers
+//	go run ./cmd/summarize -readme ../README.md out.json  # and the short table (one-line notes,
+//	                                                    # notes.go: short) between <!-- storagetest
+//	                                                    # table --> and <!-- /storagetest table -->
 //
 // It exits 1 when ours has a result that notes.go does not expect (a new failure, or a recorded
 // failure that now passes), so a CI job notices both regressions and stale notes.
@@ -40,6 +43,7 @@ type result struct {
 
 func main() {
 	update := flag.String("update", "", "a Markdown file whose table (between <!-- table --> and <!-- /table -->) to replace")
+	readme := flag.String("readme", "", "a Markdown file whose short table (between <!-- storagetest table --> and <!-- /storagetest table -->) to replace")
 	flag.Parse()
 	var in io.Reader = os.Stdin
 	if flag.NArg() > 0 {
@@ -64,7 +68,15 @@ func main() {
 	unexpected := write(&table, results, order, wall)
 	fmt.Print(table.String())
 	if *update != "" {
-		if err := replaceTable(*update, table.String()); err != nil {
+		if err := replaceTable(*update, "<!-- table -->\n", "<!-- /table -->", table.String()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
+	if *readme != "" {
+		var short strings.Builder
+		writeShort(&short, results, order)
+		if err := replaceTable(*readme, "<!-- storagetest table -->\n", "<!-- /storagetest table -->", short.String()); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
@@ -240,12 +252,45 @@ func write(w io.Writer, results map[string]map[string]*result, order []string, w
 	return unexpected
 }
 
-func replaceTable(path, table string) error {
+// writeShort writes the README's table: the results and a one-line note (notes.go: short).
+func writeShort(w io.Writer, results map[string]map[string]*result, order []string) {
+	fmt.Fprintln(w, "| test | etcd3 | apiserver cache | ours | note |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	counts := map[string]map[string]int{}
+	for _, b := range backends {
+		counts[b] = map[string]int{}
+	}
+	for _, name := range order {
+		row := results[name]
+		cells := make([]string, 0, len(backends))
+		for _, b := range backends {
+			if r := row[b]; r != nil {
+				counts[b][r.action]++
+				cells = append(cells, cell(r))
+			} else {
+				cells = append(cells, "—")
+			}
+		}
+		note := short[name]
+		if ours := row["ours"]; ours != nil && ours.action != "pass" && note == "" {
+			note = "**no recorded reason**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", name, strings.Join(cells, " | "), note)
+	}
+	fmt.Fprintln(w)
+	var totals []string
+	for _, b := range backends {
+		label := map[string]string{"etcd3": "etcd3", "cacher": "apiserver cache", "ours": "ours"}[b]
+		totals = append(totals, fmt.Sprintf("%s %d pass / %d fail / %d skip", label, counts[b]["pass"], counts[b]["fail"], counts[b]["skip"]))
+	}
+	fmt.Fprintf(w, "Totals: %s.\n", strings.Join(totals, "; "))
+}
+
+func replaceTable(path, open, close, table string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	const open, close = "<!-- table -->\n", "<!-- /table -->"
 	s := string(b)
 	i, j := strings.Index(s, open), strings.Index(s, close)
 	if i < 0 || j < i {
