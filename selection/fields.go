@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"iter"
 	"slices"
 	"strings"
 
@@ -106,8 +107,15 @@ func (f FieldSelector) Width() int { return f.width }
 // A position beyond len(values) — a field registered after the values were extracted — reads as
 // "", which is wrong whenever the object does have a value there: compare len(values) with Width
 // and re-extract under the newer schema first.
-func (f FieldSelector) Matches(values []string) bool {
+func (f FieldSelector) Matches(values []string) bool { return f.MatchesExcept(values, -1) }
+
+// MatchesExcept is Matches without the term at index skip (-1: none): for a term that an index
+// range already guarantees for every value it yields (see ExactIndex).
+func (f FieldSelector) MatchesExcept(values []string, skip int) bool {
 	for i := range f.terms {
+		if i == skip {
+			continue
+		}
 		t := &f.terms[i]
 		v := ""
 		if t.Field < len(values) {
@@ -131,6 +139,27 @@ func (f FieldSelector) Exact() []FieldTerm {
 		}
 	}
 	return out
+}
+
+// ExactIndex returns the index of the first `=`/`==` term on the field name with that value, or -1.
+func (f FieldSelector) ExactIndex(name, value string) int {
+	for i, t := range f.terms {
+		if t.Op == Equals && t.Name == name && t.Value == value {
+			return i
+		}
+	}
+	return -1
+}
+
+// ExactTerms yields the `=`/`==` terms, as Exact returns them, without allocating.
+func (f FieldSelector) ExactTerms() iter.Seq[FieldTerm] {
+	return func(yield func(FieldTerm) bool) {
+		for _, t := range f.terms {
+			if t.Op == Equals && !yield(t) {
+				return
+			}
+		}
+	}
 }
 
 // Requires returns the value of the first `=`/`==` term on the field name (canonical name, e.g.

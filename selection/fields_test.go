@@ -401,3 +401,51 @@ func TestFieldMatchesAllocs(t *testing.T) {
 		t.Errorf("Predicate.Matches allocates %v times", n)
 	}
 }
+
+// TestFieldExactTermsAndMatchesExcept: ExactTerms yields what Exact returns; MatchesExcept skips
+// exactly the term ExactIndex names (an index range guarantees it), and nothing else.
+func TestFieldExactTermsAndMatchesExcept(t *testing.T) {
+	s := PodSchema()
+	f, err := s.ParseFields("spec.nodeName=n1,status.phase=Running,metadata.namespace!=kube-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var viaIter []FieldTerm
+	for term := range f.ExactTerms() {
+		viaIter = append(viaIter, term)
+	}
+	if !reflect.DeepEqual(viaIter, f.Exact()) {
+		t.Fatalf("ExactTerms %v, Exact %v", viaIter, f.Exact())
+	}
+	values := func(node, phase, ns string) []string {
+		v := make([]string, s.NumFields())
+		for name, val := range map[string]string{"spec.nodeName": node, "status.phase": phase, "metadata.namespace": ns} {
+			pos, _ := s.Field(name)
+			v[pos] = val
+		}
+		return v
+	}
+	node := f.ExactIndex("spec.nodeName", "n1")
+	if node < 0 || f.ExactIndex("spec.nodeName", "n2") != -1 || f.ExactIndex("metadata.namespace", "kube-system") != -1 {
+		t.Fatalf("ExactIndex: %d", node)
+	}
+	for _, tc := range []struct {
+		v               []string
+		all, exceptNode bool
+	}{
+		{values("n1", "Running", "default"), true, true},
+		{values("n2", "Running", "default"), false, true}, // only the skipped term fails
+		{values("n1", "Pending", "default"), false, false},
+		{values("n1", "Running", "kube-system"), false, false},
+	} {
+		if got := f.Matches(tc.v); got != tc.all {
+			t.Errorf("Matches(%v) = %v", tc.v, got)
+		}
+		if got := f.MatchesExcept(tc.v, node); got != tc.exceptNode {
+			t.Errorf("MatchesExcept(%v, nodeName) = %v", tc.v, got)
+		}
+		if got := f.MatchesExcept(tc.v, -1); got != tc.all {
+			t.Errorf("MatchesExcept(%v, -1) = %v", tc.v, got)
+		}
+	}
+}

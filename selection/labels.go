@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -243,6 +244,9 @@ func (l LabelSelector) Matches(ls Labels) bool {
 // `k in (v)` — in the selector's (key-sorted) order. Each is usable alone to narrow a scan; the
 // whole selector must still be applied to the candidates. The slice is the caller's.
 func (l LabelSelector) Exact() []LabelExact { return slices.Clone(l.exact) }
+
+// ExactTerms yields the exact requirements, as Exact returns them, without allocating.
+func (l LabelSelector) ExactTerms() iter.Seq[LabelExact] { return slices.Values(l.exact) }
 
 // Len is the number of requirements (0 for a selector that selects everything).
 func (l LabelSelector) Len() int { return len(l.reqs) }

@@ -55,13 +55,14 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 	if pl.only != "" {
 		return pl // a single key: nothing is cheaper
 	}
-	var cands []candidate
-	for _, t := range f.Exact() {
+	var buf [4]candidate
+	cands := buf[:0] // on the stack for up to four exact terms
+	for t := range f.ExactTerms() {
 		if si := st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}); si != nil {
 			cands = append(cands, candidate{si, t.Value})
 		}
 	}
-	for _, t := range l.Exact() {
+	for t := range l.ExactTerms() {
 		if si := st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}); si != nil {
 			cands = append(cands, candidate{si, t.Value})
 		}

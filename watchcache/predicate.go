@@ -21,6 +21,8 @@ type predicate struct {
 	// skipLabels, skipFields: the plan's index range already guarantees that part (plan.covers).
 	skipLabels bool
 	skipFields bool
+	// skipTerm is the field term the plan's index range guarantees when other terms remain (-1: none).
+	skipTerm int
 
 	sets  *labelSets
 	memo  []uint8 // per label set id: 0 unknown, 1 match, 2 no match
@@ -28,7 +30,7 @@ type predicate struct {
 }
 
 func newPredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSelector, f selection.FieldSelector) *predicate {
-	return &predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets}
+	return &predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets, skipTerm: -1}
 }
 
 // empty reports whether the predicate selects everything (rule 2.7: remainingItemCount only then).
@@ -38,14 +40,17 @@ func (p *predicate) matchItem(it item) bool {
 	if p.hasLabels && !p.skipLabels && !p.matchLabels(it.ls) {
 		return false
 	}
-	return !p.hasFields || p.skipFields || p.fields.Matches(it.rec.fields(p.schema))
+	return !p.hasFields || p.skipFields || p.fields.MatchesExcept(it.rec.fields(p.schema), p.skipTerm)
 }
 
 // use tells the predicate which part the plan's index range already guarantees.
 func (p *predicate) use(pl plan) {
-	if pl.covers {
+	switch {
+	case pl.covers:
 		p.skipFields = pl.si.spec.Kind == index.Field
 		p.skipLabels = pl.si.spec.Kind == index.Label
+	case pl.si != nil && pl.si.spec.Kind == index.Field:
+		p.skipTerm = p.fields.ExactIndex(pl.si.spec.Name, pl.value)
 	}
 }
 
