@@ -54,9 +54,9 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 		return nil, err
 	}
 	pl := makePlan(st, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
-	pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
+	pred := makePredicate(q.schema, c.labels.Load(), q.labels, q.fields) // on the stack: no allocation per request
 	pred.use(pl)
-	items, last, more := st.collect(pl, pred, r.limit)
+	items, last, more := st.collect(pl, &pred, r.limit)
 	res := &ListResult{Items: items, ResourceVersion: rv}
 	if more {
 		res.Continue = encodeContinue(last+"\x00", q.prefix, int64(rv))

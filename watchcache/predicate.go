@@ -30,7 +30,13 @@ type predicate struct {
 }
 
 func newPredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSelector, f selection.FieldSelector) *predicate {
-	return &predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets, skipTerm: -1}
+	p := makePredicate(schema, sets, l, f)
+	return &p
+}
+
+// makePredicate is newPredicate as a value, for a caller that keeps it on its stack (List).
+func makePredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSelector, f selection.FieldSelector) predicate {
+	return predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets, skipTerm: -1}
 }
 
 // empty reports whether the predicate selects everything (rule 2.7: remainingItemCount only then).
