@@ -20,9 +20,9 @@ import (
 // Concurrency: all methods are safe for concurrent use. Writers (Apply, Replace, AddIndex,
 // RegisterField, Stop) are serialized by one lock. Readers (List, Get, Watch) read immutable
 // snapshots; they take the writer lock only to publish the newest state when Apply left it
-// unpublished (an O(1) clone; long writers publish before they start, so a reader never waits for
-// a Replace or an index build), and a writer blocks a reader only for that, or for the O(log n)
-// lookup of a snapshot by RV.
+// unpublished (an O(1) clone). Long writers (Replace, AddIndex, RegisterField) publish before they
+// start, so only a reader that found the state unpublished just before one began waits for it;
+// otherwise a writer blocks a reader only for that clone or the O(log n) lookup of a snapshot by RV.
 //
 // Byte slices handed to Apply and Replace become the cache's: the caller must not modify them.
 // Byte slices returned by List, Get and Watch are shared and must not be modified either.
