@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/watchcache/watchcache/index"
 )
@@ -123,5 +124,29 @@ func TestPlanPicksSmallestRange(t *testing.T) {
 		if pl.si == nil || pl.si.spec.Name != tc.wantIndex || pl.value != tc.wantValue {
 			t.Errorf("%s + %s: plan walks %v=%q, want %s=%q", tc.labels, tc.fields, pl.si, pl.value, tc.wantIndex, tc.wantValue)
 		}
+	}
+}
+
+// TestInternBounded: an index's interning table returns equal strings, shares one copy per value,
+// does not alias the caller's bytes, and starts over past maxInterned instead of growing.
+func TestInternBounded(t *testing.T) {
+	si := &stateIndex{values: map[string]string{}}
+	buf := []byte("node-7")
+	a := si.intern(string(buf))
+	b := si.intern("node-7")
+	if a != "node-7" || b != a || unsafe.StringData(a) != unsafe.StringData(b) {
+		t.Fatalf("intern: %q %q, not one shared copy", a, b)
+	}
+	for i := range maxInterned + 10 {
+		if v := fmt.Sprint("v", i); si.intern(v) != v {
+			t.Fatalf("intern(%q) changed the value", v)
+		}
+	}
+	if len(si.values) > maxInterned {
+		t.Fatalf("table holds %d values, bound %d", len(si.values), maxInterned)
+	}
+	published := &stateIndex{} // published states do not intern: no table, the value as given
+	if v := published.intern("x"); v != "x" {
+		t.Fatal(v)
 	}
 }
