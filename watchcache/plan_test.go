@@ -137,6 +137,14 @@ func TestInternBounded(t *testing.T) {
 	if a != "node-7" || b != a || unsafe.StringData(a) != unsafe.StringData(b) {
 		t.Fatalf("intern: %q %q, not one shared copy", a, b)
 	}
+	view := unsafe.String(unsafe.SliceData(buf), len(buf)) // as extraction's zero-copy values are
+	if c := si.intern(view); unsafe.StringData(c) == unsafe.StringData(view) {
+		t.Fatal("intern kept a view of the caller's bytes")
+	}
+	fresh := []byte("node-8")
+	if c := si.intern(unsafe.String(unsafe.SliceData(fresh), len(fresh))); unsafe.StringData(c) == unsafe.SliceData(fresh) {
+		t.Fatal("a new value is stored as a view of the caller's bytes, keeping them alive")
+	}
 	for i := range maxInterned + 10 {
 		if v := fmt.Sprint("v", i); si.intern(v) != v {
 			t.Fatalf("intern(%q) changed the value", v)
