@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/watchcache/watchcache/bench/internal/gen"
 	"github.com/watchcache/watchcache/bench/peers"
+	gen "github.com/watchcache/watchcache/internal/testdata"
 	"github.com/watchcache/watchcache/watchcache"
 )
 

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/watchcache/watchcache/bench/internal/gen"
 	"github.com/watchcache/watchcache/bench/peers"
+	gen "github.com/watchcache/watchcache/internal/testdata"
 	"github.com/watchcache/watchcache/watchcache"
 )
 

@@ -32,7 +32,6 @@ if [ -n "${REPORT_ONLY:-}" ]; then
 	exit 0
 fi
 
-./gen.sh # refresh the copy of the generator (internal/testdata) this module cannot import
 mkdir -p "$RES"
 rm -f "$RES"/raw.txt "$RES"/benchstat.txt "$RES"/benchstat.csv
 

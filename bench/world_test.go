@@ -13,8 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/watchcache/watchcache/bench/internal/gen"
 	"github.com/watchcache/watchcache/bench/peers"
+	gen "github.com/watchcache/watchcache/internal/testdata"
 	"github.com/watchcache/watchcache/watchcache"
 )
 

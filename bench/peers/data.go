@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/watchcache/watchcache/bench/internal/gen"
+	gen "github.com/watchcache/watchcache/internal/testdata"
 )
 
 // Dataset is one generated cluster: N pods over a number of nodes and namespaces, as the raw JSON

@@ -1,3 +1,0 @@
-package bench
-
-//go:generate ./gen.sh
