@@ -31,50 +31,53 @@ type Object struct {
 }
 
 // Extract validates raw and reads the object's identity, labels and selectable fields in one
-// pass: gjson walks the top-level object once and descends only into the keys the schema needs
-// (metadata, and spec/status for pods). It allocates the Fields slice and, when there are labels,
-// the Labels slice — nothing else, unless strings need unescaping or a registered path uses a
-// gjson feature that builds its result (e.g. `#.name`).
-//
-// Validation (validJSON: what encoding/json.Valid accepts, nesting limit included) is a second scan
-// costing about 60% of the extraction itself (BenchmarkValidJSON); ExtractTrusted skips it for
-// bytes known to be valid JSON.
+// pass over its bytes: the pass checks the JSON syntax of the whole document (what
+// encoding/json.Valid accepts, nesting limit included) and, on the way, descends only into the keys
+// the schema needs (metadata, and spec/status for pods), skipping every other value at the speed of
+// the syntax check (BenchmarkExtract; ≈3× faster than validating, then walking with gjson). It
+// allocates the Fields slice and, when there are labels, the Labels slice — nothing else, unless
+// strings need unescaping or a registered path uses a gjson feature that builds its result (e.g.
+// `#.name`).
 //
 // Errors wrap ErrMalformed: invalid JSON; top level not an object; metadata missing or not an
 // object; metadata.name missing, empty or not a string; metadata.labels not an object of string
-// values; metadata.namespace or metadata.resourceVersion present but not a string. A null value
-// counts as absent everywhere. Duplicate keys are resolved as encoding/json does (the last one wins, a repeated
-// object merges), except that a repeated metadata.labels replaces the earlier one.
+// values; metadata.namespace or metadata.resourceVersion present but not a string. A syntax error
+// anywhere wins over the others. A null value counts as absent everywhere. Duplicate keys are
+// resolved as encoding/json does (the last one wins, a repeated object merges), except that a
+// repeated metadata.labels replaces the earlier one and a repeated metadata is refused.
 //
 // Extract is safe for concurrent use. raw must not be modified afterwards (see Object).
 func (s *Schema) Extract(raw []byte) (Object, error) {
-	if !validJSON(raw) {
-		return Object{}, malformed("invalid JSON")
-	}
-	return s.ExtractTrusted(raw)
-}
-
-// ExtractTrusted is Extract without the JSON syntax check, for bytes already validated (by
-// Extract, by an apiserver, by a JSON decoder). On invalid JSON it does not panic, but what it
-// returns is unspecified; all other checks of Extract still apply.
-func (s *Schema) ExtractTrusted(raw []byte) (Object, error) {
-	// The view aliases raw: every string gjson returns without unescaping is a substring of it.
-	json := unsafe.String(unsafe.SliceData(raw), len(raw))
-	top := gjson.Parse(json)
-	if !top.IsObject() {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		if !validJSON(raw) {
+			return Object{}, malformed("invalid JSON")
+		}
 		return Object{}, malformed("top level is not an object")
 	}
-	x := extractor{fields: make([]string, len(s.fields))}
+	x := extractor{
+		// The view aliases raw: the values handed to gjson are substrings of it, and so is every
+		// string gjson returns without unescaping.
+		json:   unsafe.String(unsafe.SliceData(raw), len(raw)),
+		fields: make([]string, len(s.fields)),
+	}
 	for _, i := range s.bools {
 		x.fields[i] = "false"
 	}
 	for _, i := range s.ints {
 		x.fields[i] = "0"
 	}
-	x.visit(s.plan, top)
+	if end, ok := x.walk(s.plan, raw, i, 0); !ok || skipSpace(raw, end) != len(raw) {
+		return Object{}, malformed("invalid JSON")
+	}
 	if x.err != nil {
 		return Object{}, x.err
 	}
+	return s.finish(&x)
+}
+
+// finish checks what the pass found and derives the fields computed from several values.
+func (s *Schema) finish(x *extractor) (Object, error) {
 	switch {
 	case !x.sawMeta:
 		return Object{}, malformed("metadata is missing")
@@ -119,6 +122,7 @@ func (s *Schema) ExtractTrusted(raw []byte) (Object, error) {
 // extractor is the state of one Extract call. It lives on Extract's stack: the ForEach callbacks
 // capture it by pointer, and gjson does not retain them.
 type extractor struct {
+	json       string // the raw bytes being read, as a string
 	o          Object
 	fields     []string
 	labels     gjson.Result // the last metadata.labels object; read after the pass
@@ -129,44 +133,111 @@ type extractor struct {
 	err        error
 }
 
-// visit applies n's acts to v, then descends into v's keys that n has nodes for.
-func (x *extractor) visit(n *node, v gjson.Result) {
-	if n.meta {
-		if v.Type == gjson.Null {
-			return // as absent: decoding null into a struct leaves it as it was
-		}
-		if !v.IsObject() {
+// walk validates the value at b[i:] (after whitespace) for plan node n, walks the members of an
+// object value that n has nodes for, and then applies n's acts to the value. depth is the number of
+// containers enclosing the value. It returns the index after the value, and false on a syntax
+// error. After a semantic error (x.err) it only checks syntax.
+func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return i, false
+	}
+	start, c := i, b[i]
+	act := x.err == nil
+	if n.meta && act {
+		switch {
+		case c == 'n':
+			act = false // null is absent: decoding null into a struct leaves it as it was
+		case c != '{':
 			x.err = malformed("metadata is not an object")
-			return
-		}
-		if x.sawMeta {
+		case x.sawMeta:
 			// JSON decoders disagree on a repeated object: typed ones merge the two, maps keep
 			// the last. An object whose identity depends on the decoder is refused.
 			x.err = malformed("metadata is repeated")
-			return
+		default:
+			x.sawMeta = true
 		}
-		x.sawMeta = true
+		act = act && x.err == nil
 	}
-	for i := range n.acts {
-		x.apply(&n.acts[i], v)
+	var ok bool
+	if c == '{' && len(n.kids) > 0 && act {
+		i, ok = x.members(n, b, i, depth)
+	} else {
+		i, ok = skipValue(b, i, depth)
 	}
-	if len(n.kids) == 0 || x.err != nil {
-		return
+	if !ok || !act || x.err != nil {
+		return i, ok
 	}
-	if v.IsObject() {
-		v.ForEach(func(k, val gjson.Result) bool {
-			if kid := n.child(k.Str); kid != nil {
-				x.visit(kid, val)
+	deep := c != '{' && c != 'n' && len(n.kids) > 0
+	if len(n.acts) == 0 && !(deep && len(n.deep) > 0) {
+		return i, true
+	}
+	v := gjson.Parse(x.json[start:i])
+	for k := range n.acts {
+		x.apply(&n.acts[k], v)
+	}
+	if deep {
+		// Not an object: the descendants' paths may still resolve (an array indexed by a
+		// numeric component), through gjson.Get on the value.
+		for k := range n.deep {
+			x.apply(&n.deep[k], v)
+		}
+	}
+	return i, true
+}
+
+// members walks the object at b[i] ('{') for n: each key that n has a node for is walked with it,
+// every other value is only validated.
+func (x *extractor) members(n *node, b []byte, i, depth int) (int, bool) {
+	if depth >= maxDepth {
+		return i, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		end, ok := skipString(b, i+1)
+		if !ok {
+			return end, false
+		}
+		key := x.json[i+1 : end-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(x.json[i:end]).Str // escaped: match the key as decoders read it
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		switch kid := n.child(key); {
+		case kid != nil && x.err == nil:
+			i, ok = x.walk(kid, b, i+1, depth+1)
+		default:
+			if i = skipSpace(b, i+1); i < len(b) && b[i] == '"' {
+				i, ok = skipString(b, i+1) // most skipped values are strings
+			} else {
+				i, ok = skipValue(b, i, depth+1)
 			}
-			return x.err == nil
-		})
-		return
-	}
-	if v.Type == gjson.Null {
-		return
-	}
-	for i := range n.deep {
-		x.apply(&n.deep[i], v)
+		}
+		if !ok {
+			return i, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -278,5 +279,56 @@ func TestExtractAllocs(t *testing.T) {
 	noLabels := []byte(`{"metadata":{"name":"p","namespace":"n"},"spec":{"nodeName":"x"}}`)
 	if n := testing.AllocsPerRun(100, func() { _, _ = s.Extract(noLabels) }); n > 1 {
 		t.Errorf("Extract without labels allocates %v times, want ≤ 1", n)
+	}
+}
+
+// TestExtractAgreesWithReference: the one-pass walk (syntax check and extraction together) returns
+// exactly what validJSON followed by the gjson walk it replaced returns, on the inputs where the
+// two orders of work could differ: a syntax error after a semantic one, escaped keys, nesting at
+// the limit under keys the walk descends into, values of planned keys that are not objects.
+func TestExtractAgreesWithReference(t *testing.T) {
+	s, err := PodSchema().WithField("ready", `status.conditions.#(type=="Ready").status`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = s.WithField("first", "spec.containers.0.name"); err != nil {
+		t.Fatal(err)
+	}
+	nest := func(n int, inner string) string {
+		return strings.Repeat(`{"a":`, n) + inner + strings.Repeat(`}`, n)
+	}
+	cases := map[string]string{
+		"semantic then syntax error":  `{"metadata":{"name":1},"spec":{"nodeName":"n",}}`,
+		"syntax error in skipped":     `{"metadata":{"name":"p"},"apiVersion":"v1" "kind":"Pod"}`,
+		"trailing garbage":            `{"metadata":{"name":"p"}} x`,
+		"escaped keys":                `{"metad\u0061ta":{"n\u0061me":"p","labels":{"\u0061":"b"}},"spec":{"node\u004eame":"n"}}`,
+		"escaped values":              `{"metadata":{"name":"p\"q","namespace":"n\\s"}}`,
+		"repeated metadata":           `{"metadata":{"name":"p"},"metadata":{"name":"q"}}`,
+		"null metadata then object":   `{"metadata":null,"metadata":{"name":"q"}}`,
+		"metadata not object":         `{"metadata":[1]}`,
+		"spec an array":               `{"metadata":{"name":"p"},"spec":[{"nodeName":"n"}]}`,
+		"containers by index":         `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c0"},{"name":"c1"}]}}`,
+		"containers not an array":     `{"metadata":{"name":"p"},"spec":{"containers":{"0":{"name":"c0"}}}}`,
+		"query on conditions":         `{"metadata":{"name":"p"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`,
+		"typed values":                `{"metadata":{"name":"p"},"spec":{"hostNetwork":true,"nodeName":12.5e3,"restartPolicy":null}}`,
+		"deep at limit":               `{"metadata":{"name":"p","annotations":` + nest(9998, `1`) + `}}`, // 10,000 levels
+		"deep past limit":             `{"metadata":{"name":"p","annotations":` + nest(9999, `1`) + `}}`,
+		"deep past limit in spec key": `{"metadata":{"name":"p"},"spec":{"nodeName":"n","x":` + nest(9999, `1`) + `}}`,
+		"top level array":             `[{"metadata":{"name":"p"}}]`,
+		"top level invalid":           `[{"metadata":{"name":"p"}}`,
+		"whitespace everywhere":       " \n{ \"metadata\" : { \"name\" : \"p\" , \"labels\" : { \"a\" : \"b\" } } } \t",
+		"empty":                       ``,
+	}
+	for name, doc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := s.Extract([]byte(doc))
+			want, werr := s.referenceExtract([]byte(doc))
+			if fmt.Sprint(err) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+				t.Errorf("Extract = %+v, %v\nreference %+v, %v", got, err, want, werr)
+			}
+			if strings.Contains(fmt.Sprint(err), "invalid JSON") == json.Valid([]byte(doc)) {
+				t.Errorf("Extract: %v, encoding/json.Valid: %v", err, json.Valid([]byte(doc)))
+			}
+		})
 	}
 }

@@ -12,25 +12,32 @@ const maxDepth = 10000
 // validJSON reports whether data is exactly one JSON value (RFC 8259) with optional surrounding
 // whitespace, nested at most maxDepth deep: what encoding/json.Valid accepts. It does not check
 // UTF-8 (neither does encoding/json.Valid).
+func validJSON(b []byte) bool {
+	i, ok := skipValue(b, 0, 0)
+	return ok && skipSpace(b, i) == len(b)
+}
+
+// skipValue validates the one JSON value at b[i:] (after optional whitespace) and returns the index
+// just after it. depth is the number of containers already open around it, which counts towards
+// maxDepth.
 //
 // It is the syntax check of Extract, written for speed: one iterative pass without recursion or
 // allocation (below 64 levels), strings scanned eight bytes at a time. Pods' JSON is mostly short
 // strings and punctuation; this runs ≈1.4× as fast as gjson.ValidBytes (BenchmarkValidJSON).
-func validJSON(b []byte) bool {
+func skipValue(b []byte, i, depth int) (int, bool) {
 	var buf [64]bool
 	stack := buf[:0] // open containers: true for an object, false for an array
 	n := len(b)
-	i := 0
 	var ok, obj bool
 value: // a value is expected at b[i:] (after whitespace)
 	i = skipSpace(b, i)
 	if i >= n {
-		return false
+		return i, false
 	}
 	switch c := b[i]; c {
 	case '{', '[':
-		if len(stack) >= maxDepth {
-			return false
+		if depth+len(stack) >= maxDepth {
+			return i, false
 		}
 		obj = c == '{'
 		stack = append(stack, obj)
@@ -46,32 +53,32 @@ value: // a value is expected at b[i:] (after whitespace)
 		goto value
 	case '"':
 		if i, ok = skipString(b, i+1); !ok {
-			return false
+			return i, false
 		}
 	case 't':
 		if i, ok = skipLiteral(b, i, "true"); !ok {
-			return false
+			return i, false
 		}
 	case 'f':
 		if i, ok = skipLiteral(b, i, "false"); !ok {
-			return false
+			return i, false
 		}
 	case 'n':
 		if i, ok = skipLiteral(b, i, "null"); !ok {
-			return false
+			return i, false
 		}
 	default:
 		if i, ok = skipNumber(b, i); !ok {
-			return false
+			return i, false
 		}
 	}
 after: // a value ended at b[i]
-	i = skipSpace(b, i)
 	if len(stack) == 0 {
-		return i == n
+		return i, true
 	}
+	i = skipSpace(b, i)
 	if i >= n {
-		return false
+		return i, false
 	}
 	obj = stack[len(stack)-1]
 	switch b[i] {
@@ -83,14 +90,14 @@ after: // a value ended at b[i]
 		goto value
 	case '}':
 		if !obj {
-			return false
+			return i, false
 		}
 	case ']':
 		if obj {
-			return false
+			return i, false
 		}
 	default:
-		return false
+		return i, false
 	}
 	stack = stack[:len(stack)-1]
 	i++
@@ -98,14 +105,14 @@ after: // a value ended at b[i]
 key: // an object key is expected at b[i:] (after whitespace), then ':' and a value
 	i = skipSpace(b, i)
 	if i >= n || b[i] != '"' {
-		return false
+		return i, false
 	}
 	if i, ok = skipString(b, i+1); !ok {
-		return false
+		return i, false
 	}
 	i = skipSpace(b, i)
 	if i >= n || b[i] != ':' {
-		return false
+		return i, false
 	}
 	i++
 	goto value

@@ -47,7 +47,7 @@ func (s *Store) keys(ctx context.Context) ([]string, error) {
 	schema := s.cache.Schema()
 	keys := make([]string, 0, len(res.Items))
 	for _, raw := range res.Items {
-		o, err := schema.ExtractTrusted(raw)
+		o, err := schema.Extract(raw)
 		if err != nil {
 			return nil, err
 		}
