@@ -98,7 +98,13 @@ func (x *Index[T]) Delete(value, key string) bool {
 func (x *Index[T]) Ascend(value, fromKey string) iter.Seq[Entry[T]] {
 	return func(yield func(Entry[T]) bool) {
 		x.tree.AscendGreaterOrEqual(Entry[T]{Value: value, Key: fromKey}, func(e Entry[T]) bool {
-			return e.Value == value && yield(e)
+			if e.Value != value {
+				return false
+			}
+			// Compare the next entries with the stored copy: an indexer that shares one copy per
+			// value (watchcache interns them) then makes each comparison a pointer check.
+			value = e.Value
+			return yield(e)
 		})
 	}
 }
