@@ -7,11 +7,13 @@ import (
 	"github.com/watchcache/watchcache/selection"
 )
 
-// maxParsedSelectors bounds the parsed-selector memo. Controllers and kubelets repeat a small set
-// of selectors (one per node, one per owner), so a few thousand entries cover them; parsing costs
-// ≈1–5 µs and 15–50 allocations, more than an indexed page itself (≈1 µs). When the memo is full
-// it is dropped and refills.
-const maxParsedSelectors = 4096
+// maxParsedSelectors bounds the parsed-selector memo. Controllers and kubelets repeat a set of
+// selectors (one per node, one per owner): a 5,000-node cluster's kubelets alone send 5,000
+// `spec.nodeName=` selectors, and a memo smaller than that set, dropped whenever full, would miss
+// on every request of a round robin over them. Parsing costs ≈1–5 µs and 15–50 allocations, more
+// than an indexed page itself (≈1 µs); an entry costs a few hundred bytes. When the memo is full it
+// is dropped and refills.
+const maxParsedSelectors = 1 << 14
 
 // selectorKey identifies a parse: the field selector depends on the schema it is compiled against.
 type selectorKey struct {
