@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/google/btree"
 
@@ -37,7 +38,15 @@ type stateIndex struct {
 	// pointer, without reading either, and unequal ones from a few hot strings rather than from two
 	// objects' JSON scattered over the heap — the cache misses that dominated index writes.
 	values map[string]string
+	// arena holds the interned copies of short values back to back, so that the values a search
+	// compares are a few dense cache lines (5,000 node names: ≈60 KB) rather than 5,000 small
+	// allocations spread over the heap: a cold indexed page misses less on its way down.
+	arena []byte
 }
+
+// arenaChunk is the size of an interning arena's chunks; values longer than a quarter of it get an
+// allocation of their own. A chunk lives as long as one of its values is indexed.
+const arenaChunk = 16 << 10
 
 // maxInterned bounds an index's interning table (values of a unique field, such as pod IPs, would
 // otherwise accumulate under churn): past it the table starts over, which only loses sharing.
@@ -54,9 +63,24 @@ func (si *stateIndex) intern(v string) string {
 	if len(si.values) >= maxInterned {
 		clear(si.values)
 	}
-	s := strings.Clone(v) // not a view of one object's JSON, which the table would keep alive
+	s := si.copyValue(v) // not a view of one object's JSON, which the table would keep alive
 	si.values[s] = s
 	return s
+}
+
+// copyValue returns a copy of v in the index's arena.
+func (si *stateIndex) copyValue(v string) string {
+	switch {
+	case v == "":
+		return ""
+	case len(v) > arenaChunk/4:
+		return strings.Clone(v)
+	case cap(si.arena)-len(si.arena) < len(v):
+		si.arena = make([]byte, 0, arenaChunk) // the full chunk stays with the values it holds
+	}
+	start := len(si.arena)
+	si.arena = append(si.arena, v...)
+	return unsafe.String(&si.arena[start], len(v))
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
