@@ -85,10 +85,6 @@ type options struct {
 	// getFromCache: ours answers Get with resourceVersion "" from the cache, as a consistent read,
 	// instead of sending it to etcd as CacheDelegator.Get does (adapter.Config.ConsistentGetFromCache).
 	getFromCache bool
-	// namespacedKeys: ours makes the keys it gives the etcd3 size estimator with the cacher tests' key
-	// function, storage.NamespaceKeyFunc (/pods/<namespace>/<name>, so /pods//foo for an object
-	// without namespace), whatever the cache's scope (adapter.Config.KeyFunc).
-	namespacedKeys bool
 }
 
 // env is a running backend.
@@ -197,9 +193,6 @@ func setup(t *testing.T, b backend, o options) *env {
 			Fields:                 podFields,
 			Transformer:            tr,
 			ConsistentGetFromCache: o.getFromCache,
-		}
-		if o.namespacedKeys {
-			cfg.KeyFunc = func(namespace, name string) string { return "/pods/" + namespace + "/" + name }
 		}
 		a, err := adapter.New(context.Background(), cfg)
 		if err != nil {

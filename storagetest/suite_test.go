@@ -145,10 +145,7 @@ var cases = []suiteCase{
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestTransformationFailure(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},
-	// Ours: the pods have no namespace but are stored at /pods//<name>. A cluster-scoped cache holds
-	// them, and the keys it gives the size estimator are made as the cacher's KeyFunc makes them.
 	{name: "Stats/SizeBasedListCostEstimate=true", gates: map[featuregate.Feature]bool{features.SizeBasedListCostEstimate: true},
-		ours: &options{clusterScoped: true, namespacedKeys: true},
 		run: func(t *testing.T, b backend, e *env) {
 			if b == etcd3Backend {
 				// etcd3/store_test.go: store.EnableResourceSizeEstimation(store.getKeys).
@@ -183,7 +180,7 @@ var cases = []suiteCase{
 	{name: "ListContinuation", run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestListContinuation(e.ctx, t, e.store, noCalls)
 	}},
-	{name: "ListPaginationRareObject", ours: &options{clusterScoped: true}, run: func(t *testing.T, b backend, e *env) {
+	{name: "ListPaginationRareObject", run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestListPaginationRareObject(e.ctx, t, e.store, noCalls)
 	}},
 	{name: "ListContinuationWithFilter", run: func(t *testing.T, b backend, e *env) {
@@ -194,7 +191,7 @@ var cases = []suiteCase{
 	{name: "ListInconsistentContinuation", opts: options{createWrapper: true}, run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestListInconsistentContinuation(e.ctx, t, e.store, e.compact)
 	}},
-	{name: "ListResourceVersionMatch", opts: options{transformer: prefixed("test!")}, ours: &options{clusterScoped: true, transformer: prefixed("")},
+	{name: "ListResourceVersionMatch", opts: options{transformer: prefixed("test!")}, ours: &options{transformer: prefixed("")},
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestListResourceVersionMatch(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},

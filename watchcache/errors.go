@@ -20,6 +20,9 @@ var (
 	// ErrResourceVersion: the event's resourceVersion is missing, unparseable, or not greater than the
 	// cache's (rule 6.8: events arrive in strictly increasing RV order; a bookmark may repeat the current RV).
 	ErrResourceVersion = errors.New("watchcache: resourceVersion not increasing")
+	// ErrInvalidKey: an event's or re-list object's Key is not "/<namespace>/<name>" (namespaced)
+	// or "/<name>" (cluster-scoped) of valid path segments, in valid UTF-8 (rules 6.1, 6.3).
+	ErrInvalidKey = errors.New("watchcache: invalid key")
 	// ErrUnknownKey: a DELETED event for a key the cache does not hold.
 	ErrUnknownKey = errors.New("watchcache: delete of an unknown key")
 	// ErrEventType: an event type other than ADDED, MODIFIED, DELETED, BOOKMARK.

@@ -15,9 +15,11 @@ import (
 // prefix is a list root ("/" or "/<namespace>/").
 type History interface {
 	// Range calls fn with each object stored under a key in [from, end of prefix) as it was at
-	// revision rv, in key order, each with metadata.resourceVersion set to its revision, until fn
-	// returns false. A compacted rv is an error wrapping ErrHistoryCompacted.
-	Range(ctx context.Context, rv uint64, from, prefix string, fn func(obj []byte) bool) error
+	// revision rv, in key order, each with its key and with metadata.resourceVersion set to its
+	// revision, until fn returns false. The key has the meaning of Event.Key: a source that keys
+	// its events passes it here too; "" makes the object's metadata decide. A compacted rv is an
+	// error wrapping ErrHistoryCompacted.
+	Range(ctx context.Context, rv uint64, from, prefix string, fn func(key string, obj []byte) bool) error
 	// Count returns how many objects were stored at revision rv under keys of prefix after key.
 	Count(ctx context.Context, rv uint64, after, prefix string) (int64, error)
 }
@@ -43,8 +45,8 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 	if name, ok := q.fields.Requires("metadata.name"); ok && r.start == "" && (q.prefix != "/" || !c.opts.Resource.Namespaced) {
 		keyOnly = q.prefix + name // rule 4.6, as makePlan narrows a snapshot read
 	}
-	err := c.opts.History.Range(ctx, rv, max(r.start, q.prefix, keyOnly), q.prefix, func(obj []byte) bool {
-		rec, err := buildRecord(q.schema, c.opts.Resource.Namespaced, obj, 0, rv)
+	err := c.opts.History.Range(ctx, rv, max(r.start, q.prefix, keyOnly), q.prefix, func(key string, obj []byte) bool {
+		rec, err := buildRecord(q.schema, c.opts.Resource.Namespaced, key, obj, 0, rv)
 		if err != nil {
 			badErr = err
 			return false

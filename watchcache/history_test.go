@@ -19,7 +19,7 @@ type cacheHistory struct {
 	ranges    int
 }
 
-func (h *cacheHistory) objects(rv uint64, from, prefix string) ([][]byte, error) {
+func (h *cacheHistory) objects(rv uint64, from, prefix string) ([]Object, error) {
 	if rv < h.compacted {
 		return nil, fmt.Errorf("etcd says so: %w", ErrHistoryCompacted)
 	}
@@ -27,21 +27,21 @@ func (h *cacheHistory) objects(rv uint64, from, prefix string) ([][]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	var out [][]byte
+	var out []Object
 	for _, obj := range res.Items {
 		key := objectKey(getPath(obj, "metadata.namespace"), getPath(obj, "metadata.name"))
 		if key >= from && strings.HasPrefix(key, prefix) {
-			out = append(out, obj)
+			out = append(out, Object{Raw: obj}) // unkeyed: the metadata decides (keyed: TestKeyedHistory)
 		}
 	}
 	return out, nil
 }
 
-func (h *cacheHistory) Range(_ context.Context, rv uint64, from, prefix string, fn func([]byte) bool) error {
+func (h *cacheHistory) Range(_ context.Context, rv uint64, from, prefix string, fn func(string, []byte) bool) error {
 	h.ranges++
 	objs, err := h.objects(rv, from, prefix)
 	for _, o := range objs {
-		if !fn(o) {
+		if !fn(o.Key, o.Raw) {
 			break
 		}
 	}

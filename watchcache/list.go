@@ -165,10 +165,11 @@ func (c *Cache) Get(ctx context.Context, namespace, name, resourceVersion string
 	if err != nil {
 		return nil, 0, err
 	}
-	if !c.opts.Resource.Namespaced {
-		namespace = ""
+	key := "/" + name
+	if c.opts.Resource.Namespaced {
+		key = "/" + namespace + "/" + name // "//<name>" without a namespace: an object keyed there (checkKey)
 	}
-	rec, ok := st.get(objectKey(namespace, name))
+	rec, ok := st.get(key)
 	if !ok {
 		return nil, at, &NotFoundError{Group: c.opts.Resource.Group, Resource: c.opts.Resource.Name, Name: name, ResourceVersion: at}
 	}

@@ -187,7 +187,7 @@ func (st *state) countAfter(prefix, key string) int64 {
 		walkFrom(key+"\x00", prefix)
 		return n
 	}
-	nsSlash := key[1 : strings.IndexByte(key[1:], '/')+2] // "<namespace>/"
+	nsSlash := keyNamespace(key) // "<namespace>/"
 	walkFrom(key+"\x00", key[:len(nsSlash)+1])
 	st.ns.AscendGreaterOrEqual(nsCount{ns: nsSlash + "\x00"}, func(c nsCount) bool {
 		n += int64(c.n)

@@ -85,12 +85,14 @@ func validName(name string) bool {
 }
 
 // buildRecord parses raw once (selection.Schema.Extract, a single pass) and validates it against the
-// resource scope. rv 0 means "take the object's own resourceVersion", and fallback is used when the
-// object has none (a re-list stamps such objects with the list RV; an event has no fallback). When the object's
-// resourceVersion differs from rv, the bytes are copied with rv spliced in and parsed again — the
+// resource scope: key, when given, must be a valid key for the scope and decides (key.go);
+// otherwise the object's metadata makes the key and must fit the scope. rv 0 means "take the
+// object's own resourceVersion", and fallback is used when the object has none (a re-list stamps
+// such objects with the list RV; an event has no fallback). When the object's resourceVersion
+// differs from rv, the bytes are copied with rv spliced in and parsed again — the
 // one case that parses twice; sources that stamp objects with their RV (etcd, the apiserver) never
 // pay it.
-func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv, fallback uint64) (*record, error) {
+func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []byte, rv, fallback uint64) (*record, error) {
 	obj, err := schema.Extract(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
@@ -100,17 +102,13 @@ func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv, fall
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("%w: invalid UTF-8", ErrMalformedObject)
 	}
-	if !validName(obj.Name) {
-		return nil, fmt.Errorf("%w: %q", ErrInvalidName, obj.Name)
+	if key == "" {
+		key, err = metadataKey(obj, namespaced)
+	} else {
+		err = checkKey(key, namespaced)
 	}
-	if namespaced && obj.Namespace == "" {
-		return nil, fmt.Errorf("%w: %s has no metadata.namespace", ErrNamespaceMismatch, obj.Name)
-	}
-	if !namespaced && obj.Namespace != "" {
-		return nil, fmt.Errorf("%w: cluster-scoped %s has metadata.namespace %q", ErrNamespaceMismatch, obj.Name, obj.Namespace)
-	}
-	if namespaced && !validName(obj.Namespace) {
-		return nil, fmt.Errorf("%w: namespace %q", ErrInvalidName, obj.Namespace)
+	if err != nil {
+		return nil, err
 	}
 	own, ownOK := parseRV(obj.ResourceVersion)
 	if rv == 0 && !ownOK && obj.ResourceVersion == "" {
@@ -130,7 +128,7 @@ func buildRecord(schema *selection.Schema, namespaced bool, raw []byte, rv, fall
 			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 		}
 	}
-	return &record{key: objectKey(obj.Namespace, obj.Name), rv: rv, raw: raw, obj: obj}, nil
+	return &record{key: key, rv: rv, raw: raw, obj: obj}, nil
 }
 
 // parseRV parses a canonical decimal resourceVersion (no sign, no leading zeros, not 0).

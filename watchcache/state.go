@@ -91,8 +91,9 @@ func (si *stateIndex) value(schema *selection.Schema, rec *record) (string, bool
 	return rec.ls.labels.Lookup(si.spec.Name)
 }
 
-// nsCount is the number of objects in one namespace. ns is the namespace followed by "/", so that
-// the counts sort as the keys do ("a-b/" < "a/", while "a" < "a-b").
+// nsCount is the number of objects in one namespace, the namespace of their keys (keyNamespace). ns
+// is the namespace followed by "/", so that the counts sort as the keys do ("a-b/" < "a/", while
+// "a" < "a-b"; the empty namespace of "//name" keys is "/").
 type nsCount struct {
 	ns string
 	n  int
@@ -148,7 +149,7 @@ func (st *state) put(rec *record) (*record, bool) {
 		}
 	}
 	if !had && st.ns != nil {
-		st.addNS(rec.obj.Namespace+"/", 1)
+		st.addNS(keyNamespace(rec.key), 1) // the key's: an object's metadata need not match it (Event.Key)
 	}
 	return old.rec, had
 }
@@ -165,7 +166,7 @@ func (st *state) remove(key string) (*record, bool) {
 		}
 	}
 	if st.ns != nil {
-		st.addNS(old.rec.obj.Namespace+"/", -1)
+		st.addNS(keyNamespace(key), -1)
 	}
 	return old.rec, true
 }

@@ -71,7 +71,7 @@ func ToStatus(err error) *apierrors.StatusError {
 		return apierrors.NewBadRequest(innermostMessage(err))
 	case errors.Is(err, context.DeadlineExceeded):
 		return apierrors.NewTimeoutError(err.Error(), 0)
-	case errors.Is(err, ErrMalformedObject), errors.Is(err, ErrInvalidName), errors.Is(err, ErrNamespaceMismatch),
+	case errors.Is(err, ErrMalformedObject), errors.Is(err, ErrInvalidName), errors.Is(err, ErrNamespaceMismatch), errors.Is(err, ErrInvalidKey),
 		errors.Is(err, ErrResourceVersion), errors.Is(err, ErrUnknownKey), errors.Is(err, ErrEventType),
 		errors.Is(err, ErrDuplicateKey), errors.Is(err, ErrIndexExists), errors.Is(err, ErrUnknownIndexField):
 		return apierrors.NewBadRequest(err.Error())

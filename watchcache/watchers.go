@@ -134,8 +134,10 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 		}
 	}
 	deliver(s.byNS[""])
-	if ns := ch.cur.obj.Namespace; ns != "" {
-		deliver(s.byNS[ns])
+	// The key's namespace, as in inScope: an object's metadata need not match its key (Event.Key).
+	// cur and prev share the key. The empty namespace ("//name": "/") has no watchers of its own.
+	if ns := keyNamespace(ch.cur.key); len(ns) > 1 {
+		deliver(s.byNS[ns[:len(ns)-1]])
 	}
 	schema := c.schema.Load()
 	for spec, byVal := range s.byTrig {

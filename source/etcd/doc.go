@@ -4,17 +4,23 @@
 // The apiserver must store objects as JSON (`--storage-media-type=application/json`): the value of
 // `/registry/pods/<namespace>/<name>` is then the pod's JSON with metadata.resourceVersion cleared, and
 // the object's resourceVersion is the key's etcd mod revision. A Source lists each registered prefix
-// with paged Range requests pinned at one revision and hands the objects to Cache.Replace with their
-// mod revisions written into metadata.resourceVersion; then it watches the prefix from the next
-// revision with previous values and progress notifications:
+// with paged Range requests pinned at one revision and hands the objects to Cache.ReplaceKeyed with
+// their mod revisions written into metadata.resourceVersion; then it watches the prefix from the
+// next revision with previous values and progress notifications:
 //
 //	etcd event                            cache
-//	PUT, create revision == mod revision  Apply(ADDED, value, mod revision)
-//	PUT, otherwise                        Apply(MODIFIED, value, mod revision)
-//	DELETE                                Apply(DELETED, previous value, delete revision)
+//	PUT, create revision == mod revision  Apply(ADDED, value, mod revision, key)
+//	PUT, otherwise                        Apply(MODIFIED, value, mod revision, key)
+//	DELETE                                Apply(DELETED, previous value, delete revision, key)
 //	progress notification                 Apply(BOOKMARK, header revision)      (rule 3.1)
 //	watch broken                          watch again from the last revision + 1, no re-list
 //	revision compacted                    Cache.SetPending, then re-list        (rule 3.6)
+//
+// Every object goes to the cache with its key: the etcd key without the path and resource prefixes
+// (`/registry/pods/ns/name` → `/ns/name`, rule 6.1; watchcache.Event.Key). The etcd key decides where
+// the cache holds the object, not its metadata, so the cache holds what etcd holds even when the two
+// disagree (an object written without metadata.namespace under a namespaced key), as the
+// apiserver's etcd3 store serves it.
 //
 // Values that are not JSON — protobuf (`k8s\x00`, the apiserver's default), encrypted at rest
 // (`k8s:enc:`), CBOR — cannot be served and are skipped with a logged warning; Stats counts them.

@@ -27,9 +27,10 @@ type etcdHistory struct {
 }
 
 // Range reads [from, end of prefix) at revision rv in pages of Options.PageSize, as the apiserver's
-// etcd path does, and hands each object to fn with its mod revision as metadata.resourceVersion.
-// Values that are not JSON objects are skipped and counted, as when listing.
-func (h *etcdHistory) Range(ctx context.Context, rv uint64, from, prefix string, fn func(obj []byte) bool) error {
+// etcd path does, and hands each object to fn with its key (the etcd key without root, as the
+// source keys its events) and its mod revision as metadata.resourceVersion. Values that are not
+// JSON objects are skipped and counted, as when listing.
+func (h *etcdHistory) Range(ctx context.Context, rv uint64, from, prefix string, fn func(key string, obj []byte) bool) error {
 	key := h.root + from
 	end := clientv3.GetPrefixRangeEnd(h.root + prefix)
 	for {
@@ -44,7 +45,7 @@ func (h *etcdHistory) Range(ctx context.Context, rv uint64, from, prefix string,
 				h.s.log.Warn("etcd: history: skipping an object", "key", string(kv.Key), "revision", kv.ModRevision, "err", err)
 				continue
 			}
-			if !fn(obj) {
+			if !fn(string(kv.Key[len(h.root):]), obj) { // the range is within root
 				return nil
 			}
 		}

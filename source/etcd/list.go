@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -16,6 +17,7 @@ import (
 // Range reads the latest revision; every further page is pinned at the first response's revision, so
 // the pages form one consistent snapshot however long the list takes (as the apiserver's cacher
 // lists etcd). If that revision is compacted mid-list, the list fails and is retried from scratch.
+// Each object goes to the cache with its key (feed.key), as the watch's events do.
 func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 	start := time.Now()
 	lastLog := start
@@ -23,7 +25,7 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 	key := f.prefix
 	var (
 		rev     int64
-		objs    [][]byte
+		objs    []watchcache.Object
 		skipped int
 		pages   int
 	)
@@ -44,7 +46,7 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 			}
 		}
 		if objs == nil {
-			objs = make([][]byte, 0, min(resp.Count, 1<<20))
+			objs = make([]watchcache.Object, 0, min(resp.Count, 1<<20))
 		}
 		for _, kv := range resp.Kvs {
 			obj, err := decode(kv.Value, uint64(kv.ModRevision))
@@ -53,7 +55,7 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 				s.skip(f, string(kv.Key), uint64(kv.ModRevision), err)
 				continue
 			}
-			objs = append(objs, obj)
+			objs = append(objs, watchcache.Object{Key: f.key(kv.Key), Raw: obj})
 		}
 		if now := time.Now(); now.Sub(lastLog) >= s.opts.LogEvery {
 			lastLog = now
@@ -72,21 +74,21 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 	return uint64(rev), nil
 }
 
-// replace hands a list to the cache. Replace is all or nothing: one object the cache rejects (a
-// name that is not a path segment, a namespace that does not fit the resource's scope, a duplicate
-// key) fails the whole list. The source then drops the objects the cache would reject — found with
+// replace hands a list to the cache. ReplaceKeyed is all or nothing: one object the cache rejects
+// (a key that is not /<namespace>/<name> or /<name> for the resource's scope, an object that is not
+// one) fails the whole list. The source then drops the objects the cache would reject — found with
 // the cache's own schema, one parse each, paid only on this rare path — and replaces again, so one
 // bad object cannot keep a resource from loading.
-func (s *Source) replace(f *feed, objs [][]byte, rev uint64) error {
-	err := f.cache.Replace(objs, rev)
+func (s *Source) replace(f *feed, objs []watchcache.Object, rev uint64) error {
+	err := f.cache.ReplaceKeyed(objs, rev)
 	if err == nil || errors.Is(err, errStopped) {
 		return wrapReplace(f, rev, err)
 	}
 	f.log.Warn("etcd: cache rejected the list; dropping the objects it cannot hold", "revision", rev, "err", err)
-	kept := acceptable(f.cache, objs, func(obj []byte, why error) {
-		s.skip(f, "", rev, fmt.Errorf("%w: %s", why, truncate(obj, 120)))
+	kept := acceptable(f.cache, objs, func(o watchcache.Object, why error) {
+		s.skip(f, f.prefix+o.Key[1:], rev, fmt.Errorf("%w: %s", why, truncate(o.Raw, 120)))
 	})
-	return wrapReplace(f, rev, f.cache.Replace(kept, rev))
+	return wrapReplace(f, rev, f.cache.ReplaceKeyed(kept, rev))
 }
 
 func wrapReplace(f *feed, rev uint64, err error) error {
@@ -96,42 +98,48 @@ func wrapReplace(f *feed, rev uint64, err error) error {
 	return nil
 }
 
-// acceptable returns the objects Cache.Replace accepts, by its rules (watchcache record.go:
-// buildRecord, rule 6.3): valid JSON with metadata.name, name and namespace valid path segments,
-// a namespace exactly when the resource is namespaced, no key twice (the first one is kept).
-func acceptable(c *watchcache.Cache, objs [][]byte, drop func(obj []byte, why error)) [][]byte {
+// acceptable returns the objects Cache.ReplaceKeyed accepts, by its rules (watchcache key.go:
+// checkKey, record.go: buildRecord; rules 6.1, 6.3): valid JSON in valid UTF-8 with metadata.name,
+// under a key of the resource's scope made of valid path segments. The key decides, so the object's
+// own namespace and name are not checked, and no key comes twice (etcd keys are unique).
+func acceptable(c *watchcache.Cache, objs []watchcache.Object, drop func(o watchcache.Object, why error)) []watchcache.Object {
 	schema := c.Schema()
 	namespaced := c.Resource().Namespaced
-	seen := make(map[string]bool, len(objs))
 	kept := objs[:0:0]
-	for _, obj := range objs {
-		o, err := schema.Extract(obj)
+	for _, o := range objs {
+		err := checkKey(o.Key, namespaced)
+		if err == nil && !utf8.Valid(o.Raw) {
+			err = errors.New("invalid UTF-8")
+		}
 		if err == nil {
-			err = checkObject(o, namespaced, seen)
+			_, err = schema.Extract(o.Raw)
 		}
 		if err != nil {
-			drop(obj, err)
+			drop(o, err)
 			continue
 		}
-		kept = append(kept, obj)
+		kept = append(kept, o)
 	}
 	return kept
 }
 
-func checkObject(o selection.Object, namespaced bool, seen map[string]bool) error {
-	switch {
-	case !validSegment(o.Name):
-		return fmt.Errorf("invalid name %q", o.Name)
-	case namespaced && !validSegment(o.Namespace):
-		return fmt.Errorf("invalid or missing namespace %q", o.Namespace)
-	case !namespaced && o.Namespace != "":
-		return fmt.Errorf("cluster-scoped object with namespace %q", o.Namespace)
+// checkKey is watchcache's check of a key: "/<namespace>/<name>" (the namespace may be empty: an
+// object stored without one) or "/<name>", in valid UTF-8.
+func checkKey(key string, namespaced bool) error {
+	rest, ok := strings.CutPrefix(key, "/")
+	if !ok || !utf8.ValidString(key) {
+		return fmt.Errorf("invalid key %q", key)
 	}
-	key := o.Namespace + "/" + o.Name
-	if seen[key] {
-		return fmt.Errorf("duplicate key %s", key)
+	if !namespaced {
+		if !validSegment(rest) {
+			return fmt.Errorf("key %q is not /<name> for a cluster-scoped resource", key)
+		}
+		return nil
 	}
-	seen[key] = true
+	ns, name, ok := strings.Cut(rest, "/")
+	if !ok || (ns != "" && !validSegment(ns)) || !validSegment(name) {
+		return fmt.Errorf("key %q is not /<namespace>/<name> for a namespaced resource", key)
+	}
 	return nil
 }
 

@@ -133,6 +133,13 @@ type feed struct {
 	skipped int    // objects skipped so far, to rate-limit the warnings
 }
 
+// key returns the cache's key of an etcd key of the feed: the etcd key without the path and
+// resource prefixes, "/registry/pods/ns/name" → "/ns/name" (rule 6.1). The cache stores the object
+// under it whatever the object's metadata says (watchcache.Event.Key), so that it holds what etcd
+// holds. etcdKey must be under the feed's prefix, as every key of its ranges and watch is. The
+// result is a copy of the relative part only: the cache keeps it with the object.
+func (f *feed) key(etcdKey []byte) string { return string(etcdKey[len(f.prefix)-1:]) }
+
 // New returns a source reading through client. The client is the caller's: the source never closes it.
 func New(client *clientv3.Client, opts Options) *Source {
 	opts = opts.withDefaults()

@@ -2,9 +2,12 @@ package etcd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -67,15 +70,16 @@ func TestSkipsUndecodable(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, cli, h.gen, 1, 0)
-	// An object the cache rejects (no namespace for a namespaced resource) does not fail the list.
-	if _, err := cli.Put(ctx, "/registry/pods/ns-0/bad0", `{"metadata":{"name":"bad0"}}`); err != nil {
+	// An object the cache rejects (a key of three segments for a namespaced resource) does not fail
+	// the list.
+	if _, err := cli.Put(ctx, "/registry/pods/ns-0/bad0/x", `{"metadata":{"name":"bad0","namespace":"ns-0"}}`); err != nil {
 		t.Fatal(err)
 	}
 	runSource(t, h.src, h.cache)
 	if h.cache.Len() != 1 || h.src.Stats().Skipped != 2 {
 		t.Fatalf("after list: %d objects, stats %+v; want 1 object, 2 skipped", h.cache.Len(), h.src.Stats())
 	}
-	if _, err := cli.Delete(ctx, "/registry/pods/ns-0/bad0"); err != nil { // never cached: only the clock moves
+	if _, err := cli.Delete(ctx, "/registry/pods/ns-0/bad0/x"); err != nil { // never cached: only the clock moves
 		t.Fatal(err)
 	}
 
@@ -88,8 +92,9 @@ func TestSkipsUndecodable(t *testing.T) {
 	if h.cache.Len() != 1 {
 		t.Fatalf("%d objects at %d, want 1", h.cache.Len(), rev)
 	}
-	del(t, cli, h.gen, 1)                                                                             // delete of a never-cached object: only the clock moves
-	if _, err := cli.Put(ctx, "/registry/pods/ns-0/bad", `{"metadata":{"name":"bad"}}`); err != nil { // no namespace: rejected by the cache
+	del(t, cli, h.gen, 1) // delete of a never-cached object: only the clock moves
+	// Labels that are not strings: rejected by the cache.
+	if _, err := cli.Put(ctx, "/registry/pods/ns-0/bad", `{"metadata":{"name":"bad","namespace":"ns-0","labels":{"a":1}}}`); err != nil {
 		t.Fatal(err)
 	}
 	rev = assertMirrorsExcept(t, cli, h.cache, "ns-0/bad")
@@ -97,7 +102,7 @@ func TestSkipsUndecodable(t *testing.T) {
 		t.Fatalf("cache RV %d below etcd %d", h.cache.ResourceVersion(), rev)
 	}
 	// Skipped: two protobuf values; bad0 listed, then its delete (the cache rejects the event's
-	// object before it looks the key up); bad written.
+	// key before it looks it up); bad written.
 	if st := h.src.Stats(); st.Skipped != 5 || st.Lists != 1 {
 		t.Fatalf("stats %+v: want 1 list, 5 skipped", st)
 	}
@@ -161,12 +166,160 @@ func TestRejectedUpdateRemovesStaleObject(t *testing.T) {
 	put(t, cli, h.gen, 1, 0)
 	runSource(t, h.src, h.cache)
 	assertMirrors(t, cli, "/registry/pods/", h.cache)
-	// The new value has no namespace: a namespaced cache cannot hold it.
-	if _, err := cli.Put(context.Background(), podKey(h.gen, 0), `{"metadata":{"name":"`+h.gen.PodName(0)+`"}}`); err != nil {
+	// The new value's labels are not strings: the cache cannot hold it.
+	bad := `{"metadata":{"name":"` + h.gen.PodName(0) + `","namespace":"` + h.gen.PodNamespace(0) + `","labels":{"a":1}}}`
+	if _, err := cli.Put(context.Background(), podKey(h.gen, 0), bad); err != nil {
 		t.Fatal(err)
 	}
 	assertMirrorsExcept(t, cli, h.cache, h.gen.PodNamespace(0)+"/"+h.gen.PodName(0))
 	if h.cache.Len() != 1 {
 		t.Fatalf("%d objects, want 1: the rejected update's previous value is still served", h.cache.Len())
+	}
+}
+
+// TestEtcdKeyDecides: the cache holds each object under its etcd key, whatever the object's
+// metadata says, as the apiserver's etcd3 store serves it. An object written without
+// metadata.namespace under a namespaced key (the write of the apiserver's
+// RunTestListInconsistentContinuation), or naming another namespace, is held under its key when
+// listed and when watched, replaced and deleted there, listed in the key's namespace, and keyed the
+// same way by an Exact list older than the window (Source.History).
+func TestEtcdKeyDecides(t *testing.T) {
+	cli := startEtcd(t)
+	ctx := context.Background()
+	src := New(cli, Options{Logger: testLogger(t)})
+	c := watchcache.New(watchcache.Options{
+		Resource:               watchcache.Resource{Name: "pods", Namespaced: true},
+		CurrentResourceVersion: src.CurrentResourceVersion,
+		WindowEvents:           2,
+		History:                src.History("pods"),
+	})
+	if err := src.Add("pods", c); err != nil {
+		t.Fatal(err)
+	}
+	write := func(key, value string) uint64 {
+		t.Helper()
+		resp, err := cli.Put(ctx, "/registry/pods"+key, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return uint64(resp.Header.Revision)
+	}
+	write("/second/listed", `{"metadata":{"name":"listed"}}`)
+	write("/first/bar", `{"metadata":{"name":"bar","namespace":"first"}}`)
+	runSource(t, src, c)
+
+	rewritten := write("/second/foo", `{"metadata":{"name":"foo","labels":{"state":"new"}}}`)
+	write("/a/x", `{"metadata":{"name":"x","namespace":"b"}}`)
+	type state struct {
+		rv   string              // "" for a consistent read
+		inNS map[string][]string // namespace → "name state" of the objects listed in it
+		get  map[string]string   // "/ns/name" → "name state" of a Get, "" for NotFound
+	}
+	check := func(name string, want state) {
+		t.Helper()
+		match := ""
+		if want.rv != "" {
+			match = watchcache.MatchExact
+		}
+		for ns, w := range want.inNS {
+			res, err := c.List(ctx, watchcache.ListOptions{Namespace: ns, ResourceVersion: want.rv, ResourceVersionMatch: match})
+			if err != nil {
+				t.Fatalf("%s: list %s: %v", name, ns, err)
+			}
+			var got []string
+			for _, raw := range res.Items {
+				got = append(got, nameState(t, raw))
+			}
+			if !slices.Equal(got, w) {
+				t.Errorf("%s: list %s = %q, want %q", name, ns, got, w)
+			}
+		}
+		for key, w := range want.get {
+			_, rest, _ := strings.Cut(key, "/")
+			ns, n, _ := strings.Cut(rest, "/")
+			raw, _, err := c.Get(ctx, ns, n, "")
+			switch {
+			case w == "" && !errors.Is(err, watchcache.ErrNotFound):
+				t.Errorf("%s: Get %s = %s, %v; want NotFound", name, key, raw, err)
+			case w != "" && (err != nil || nameState(t, raw) != w):
+				t.Errorf("%s: Get %s = %s, %v; want %s", name, key, raw, err, w)
+			}
+		}
+	}
+	check("listed and watched", state{
+		inNS: map[string][]string{"second": {"foo new", "listed"}, "first": {"bar"}, "a": {"x"}, "b": nil},
+		get:  map[string]string{"/second/foo": "foo new", "/second/listed": "listed", "/a/x": "x", "/b/x": ""},
+	})
+
+	write("/second/foo", `{"metadata":{"name":"foo","labels":{"state":"newer"}}}`)
+	if _, err := cli.Delete(ctx, "/registry/pods/a/x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Delete(ctx, "/registry/pods/second/listed"); err != nil {
+		t.Fatal(err)
+	}
+	check("replaced and deleted", state{
+		inNS: map[string][]string{"second": {"foo newer"}, "a": nil},
+		get:  map[string]string{"/second/foo": "foo newer", "/second/listed": "", "/a/x": ""},
+	})
+	if st := src.Stats(); st.Skipped != 0 {
+		t.Errorf("stats %+v: nothing should be skipped", st)
+	}
+	// Older than the window of 2 events: read from etcd through the History, keyed by etcd's keys.
+	check("exact, from history", state{
+		rv:   strconv.FormatUint(rewritten, 10),
+		inNS: map[string][]string{"second": {"foo new", "listed"}, "first": {"bar"}},
+	})
+}
+
+// nameState is an object's metadata.name and its label "state", if any: "foo new".
+func nameState(t *testing.T, raw []byte) string {
+	t.Helper()
+	var obj struct {
+		Metadata struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return strings.TrimSpace(obj.Metadata.Name + " " + obj.Metadata.Labels["state"])
+}
+
+// TestAcceptableAgreesWithCache: the objects the source keeps when the cache rejected a re-list
+// (acceptable) are exactly those the cache accepts, so that the second ReplaceKeyed succeeds.
+func TestAcceptableAgreesWithCache(t *testing.T) {
+	obj := `{"metadata":{"name":"x"}}`
+	tests := []struct {
+		name       string
+		namespaced bool
+		o          watchcache.Object
+	}{
+		{"namespaced key", true, watchcache.Object{Key: "/ns/x", Raw: []byte(obj)}},
+		{"empty namespace", true, watchcache.Object{Key: "//x", Raw: []byte(obj)}},
+		{"metadata names another key", true, watchcache.Object{Key: "/ns/y", Raw: []byte(`{"metadata":{"name":"x","namespace":"other"}}`)}},
+		{"cluster-scoped key", false, watchcache.Object{Key: "/x", Raw: []byte(obj)}},
+		{"cluster-scoped object with a namespace", false, watchcache.Object{Key: "/x", Raw: []byte(`{"metadata":{"name":"x","namespace":"ns"}}`)}},
+		{"one segment, namespaced", true, watchcache.Object{Key: "/x", Raw: []byte(obj)}},
+		{"two segments, cluster-scoped", false, watchcache.Object{Key: "/ns/x", Raw: []byte(obj)}},
+		{"three segments", true, watchcache.Object{Key: "/ns/x/y", Raw: []byte(obj)}},
+		{"dot-dot name", true, watchcache.Object{Key: "/ns/..", Raw: []byte(obj)}},
+		{"percent", false, watchcache.Object{Key: "/a%2Fb", Raw: []byte(obj)}},
+		{"key not UTF-8", true, watchcache.Object{Key: "/ns/\xff", Raw: []byte(obj)}},
+		{"object not UTF-8", true, watchcache.Object{Key: "/ns/x", Raw: []byte("{\"metadata\":{\"name\":\"x\xff\"}}")}},
+		{"no name", true, watchcache.Object{Key: "/ns/x", Raw: []byte(`{"metadata":{}}`)}},
+		{"labels not strings", true, watchcache.Object{Key: "/ns/x", Raw: []byte(`{"metadata":{"name":"x","labels":{"a":1}}}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "things", Namespaced: tt.namespaced}})
+			cacheErr := c.ReplaceKeyed([]watchcache.Object{tt.o}, 1)
+			var why error
+			kept := acceptable(c, []watchcache.Object{tt.o}, func(_ watchcache.Object, err error) { why = err })
+			if (cacheErr == nil) != (len(kept) == 1) {
+				t.Fatalf("cache: %v; acceptable kept %d (%v)", cacheErr, len(kept), why)
+			}
+		})
 	}
 }

@@ -128,13 +128,13 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 	if rev < f.rev {
 		return nil // already applied: a resumed watch never repeats, but be safe
 	}
-	key := string(ev.Kv.Key)
+	key := f.key(ev.Kv.Key) // the etcd key decides where the cache holds the object
 	var out watchcache.Event
 	switch ev.Type {
 	case clientv3.EventTypePut:
 		obj, err := decode(ev.Kv.Value, rev)
 		if err != nil {
-			s.skip(f, key, rev, err)
+			s.skip(f, string(ev.Kv.Key), rev, err)
 			// The new value cannot be served: the object leaves the cache, if the cache held it.
 			if ev.PrevKv == nil {
 				return s.bookmark(f, rev)
@@ -143,23 +143,23 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 			if perr != nil {
 				return s.bookmark(f, rev)
 			}
-			out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev}
+			out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev, Key: key}
 			break
 		}
-		out = watchcache.Event{Type: watchcache.Modified, Object: obj, ResourceVersion: rev}
+		out = watchcache.Event{Type: watchcache.Modified, Object: obj, ResourceVersion: rev, Key: key}
 		if ev.IsCreate() {
 			out.Type = watchcache.Added
 		}
 	case clientv3.EventTypeDelete:
 		if ev.PrevKv == nil {
-			return fmt.Errorf("%w: %s at revision %d", ErrNoPrevKV, key, rev)
+			return fmt.Errorf("%w: %s at revision %d", ErrNoPrevKV, ev.Kv.Key, rev)
 		}
 		prev, err := decode(ev.PrevKv.Value, rev)
 		if err != nil {
 			// Never decodable, so never in the cache: nothing to delete.
 			return s.bookmark(f, rev)
 		}
-		out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev}
+		out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev, Key: key}
 	default:
 		return s.bookmark(f, rev)
 	}
@@ -176,14 +176,14 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 		// was skipped when written: nothing to do.
 		return s.bookmark(f, rev)
 	}
-	// Rejected by the cache (malformed object, invalid name, two keys in one transaction): the
-	// object is left out, the revision is still reached.
-	s.skip(f, key, rev, fmt.Errorf("cache rejected %s: %w", out.Type, err))
+	// Rejected by the cache (malformed object, a key that does not fit the resource's scope, two
+	// keys in one transaction): the object is left out, the revision is still reached.
+	s.skip(f, string(ev.Kv.Key), rev, fmt.Errorf("cache rejected %s: %w", out.Type, err))
 	// The key's new value cannot be held, so its previous value must not be served either: it
 	// leaves the cache, as for a value that is not JSON.
 	if out.Type == watchcache.Modified && ev.PrevKv != nil {
 		if prev, perr := decode(ev.PrevKv.Value, rev); perr == nil {
-			derr := f.cache.Apply(watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev})
+			derr := f.cache.Apply(watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev, Key: key})
 			switch {
 			case derr == nil:
 				s.stats.events.Add(1)

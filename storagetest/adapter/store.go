@@ -51,7 +51,7 @@ type Config struct {
 	// ConsistentGetFromCache answers a Get with resourceVersion "" from the cache, as a consistent
 	// read (the cache waits until it has seen etcd's current revision). Off by default: such a Get
 	// goes to etcd, as the apiserver's CacheDelegator sends it (rule 6.7), so that an object the
-	// cache cannot hold (no metadata.name, a namespace that does not fit the scope) is still found.
+	// cache cannot hold (no metadata.name, a key that does not fit the scope) is still found.
 	ConsistentGetFromCache bool
 	// KeyFunc returns the storage key of an object from its namespace and name, as the registry's
 	// key function (cacher.Config.KeyFunc). It makes the keys the etcd3 store's size estimator takes

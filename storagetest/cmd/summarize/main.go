@@ -89,7 +89,7 @@ func main() {
 	}
 }
 
-// others are the results of the package's other top-level tests (TestDifferential, TestRejectedUpdateLeavesNoStaleObject).
+// others are the results of the package's other top-level tests (TestDifferential, TestUpdateWithoutNamespaceServedFromKey).
 var others = map[string]*result{}
 
 var othersOrder []string

@@ -10,10 +10,6 @@ var oursReasons = map[string]string{
 		"check (Get, GuaranteedUpdate, Delete: a decode error, not InternalError, lines 4222-4242).",
 	"WatchError": "By design, as TransformationFailure: the watch is served from the cache, and the failing transformer " +
 		"is only on the etcd3 store's read path, so no ERROR event is produced.",
-	"ListInconsistentContinuation": "Test artifact the core cannot hold: the test rewrites /pods/second/foo as an object " +
-		"without metadata.namespace (line 3637); the cache keys objects by their metadata and refuses a namespaced object " +
-		"without namespace, so the key leaves the cache (bug 1's fix) and the page after the 410 has no continue token " +
-		"(line 3680). The first page, the 410 and its rv -1 token pass.",
 	"WatchErrorIsBlockingFurtherEvents": "",
 	"ProgressNotify":                    "",
 }
@@ -29,10 +25,12 @@ var notes = map[string]string{
 	"GuaranteedUpdateChecksStoredData": "Upstream skips it for the cacher (TODO #109831). Ours: PrefixTransformer with an empty prefix.",
 	"TransformationFailure":            "Upstream skips it for the cacher (TODO #109831); the cacher passes or fails from run to run in this harness (its reflector must fail and make it unready before the list).",
 	"ListInconsistentContinuation": "All backends with cacher_test.go's createWrapper (Create returns once the cache serves the object: the first page is read at RV=0). " +
+		"Ours: the test rewrites /pods/second/foo without metadata.namespace (line 3637); source/etcd keys every object by its etcd key " +
+		"(watchcache.Event.Key), so the cache holds the new value there, as the etcd3 store does. " +
 		"Upstream skips it for the cacher (TODO #109831); the cacher ignores limit at RV=0, so its first page has no continue token (line 3621).",
-	"ListResourceVersionMatch": "Upstream skips it for the cacher (TODO #109831). Ours: cluster-scoped cache (the pods have no namespace) and an empty " +
-		"PrefixTransformer prefix; its reproducing transformer injects writes during etcd reads, which the cache's lists never make.",
-	"ListPaginationRareObject": "Ours: cluster-scoped cache, because the 1000 pods have no namespace, which a namespaced cache rejects (ErrNamespaceMismatch).",
+	"ListResourceVersionMatch": "Upstream skips it for the cacher (TODO #109831). Ours: an empty PrefixTransformer prefix; its reproducing " +
+		"transformer injects writes during etcd reads, which the cache's lists never make.",
+	"ListPaginationRareObject": "The 1000 pods have no namespace and are stored at /pods//<name>; ours holds them under those keys (empty namespace segment), as the cacher does.",
 	"KeySchema":                "Ours: Get \"\" of the nameless objects at /pods/ and /pods/namespace goes to etcd (rule 6.7); the cache, which holds no nameless object, would answer NotFound.",
 	"CompactRevision":          "Ours: the adapter answers 410 for Exact/continue RVs below the etcd3 store's CompactRevision, as the cacher's compactor drops older snapshots.",
 	"List":                     "Ours: as CompactRevision, for the Exact list before the first write after compaction.",
@@ -44,8 +42,8 @@ var notes = map[string]string{
 	"WatchDispatchBookmarkEvents":              "etcd3 with a 1 s progress-notify interval and expectedWatchBookmarks=false, as upstream.",
 	"ClusterScopedWatch":                       "Cluster-scoped key function (cacher) / cluster-scoped cache (ours), as upstream's withClusterScopedKeyFunc.",
 	"Stats/SizeBasedListCostEstimate=true": "etcd3: EnableResourceSizeEstimation with its own keys, as upstream; cacher and ours with the cache's keys. " +
-		"Ours: the pods have no namespace but are stored at /pods//<name>, so a cluster-scoped cache holds them and its keys are made " +
-		"with the cacher's key function (adapter.Config.KeyFunc); the adapter reads changed objects through the etcd3 store so its estimator learns their sizes (adapter/sizes.go).",
+		"Ours: the pods have no namespace and are stored at /pods//<name>, where the cache holds them (keyed by etcd key); " +
+		"the adapter reads changed objects through the etcd3 store so its estimator learns their sizes (adapter/sizes.go).",
 }
 
 // short are the README's one-line notes: for ours, why it does not pass (required when it does not);
@@ -55,16 +53,14 @@ var short = map[string]string{
 		"skipped rather than an InternalError; apiserver cache: passes or fails from run to run (upstream skips it)",
 	"WatchError": "ours, by design: the watch is served from the cache, and the failing transformer is only on the etcd3 store's reads, " +
 		"so there is no ERROR event; the apiserver cache fails it too (upstream skips it)",
-	"ListInconsistentContinuation": "ours: the test rewrites a pod without metadata.namespace, which the cache (keyed by the object's " +
-		"namespace and name) cannot hold, so page 2 has no continue token — needs a core change; apiserver cache: ignores limit at RV=0",
-	"WatchErrorIsBlockingFurtherEvents": "not run on caches (upstream: etcd3 only): it waits for the watch to end on an unreadable value, which a cache's watch never does",
-	"ProgressNotify":                    "not run on caches (upstream: etcd3 only): ListOptions.ProgressNotify is an etcd watch option the apiserver's cache ignores too",
-	"Get/ConsistentGetFromCache":        "ours only: Get with resourceVersion \"\" answered by the cache instead of etcd",
-	"KeySchema":                         "ours: Get \"\" goes to etcd, as the apiserver's CacheDelegator (the nameless objects it reads are not in the cache)",
-	"Stats/SizeBasedListCostEstimate=true": "ours: cluster-scoped cache and the cacher's key function (the pods have no namespace but are stored under namespaced keys); " +
-		"sizes read through the etcd3 store",
-	"ListPaginationRareObject":                 "ours: cluster-scoped cache (the 1000 pods have no namespace)",
-	"ListResourceVersionMatch":                 "ours: cluster-scoped cache, empty transformer prefix",
+	"ListInconsistentContinuation": "ours: the pod the test rewrites without metadata.namespace is held under its etcd key (source/etcd " +
+		"keys events by etcd key); apiserver cache: ignores limit at RV=0",
+	"WatchErrorIsBlockingFurtherEvents":        "not run on caches (upstream: etcd3 only): it waits for the watch to end on an unreadable value, which a cache's watch never does",
+	"ProgressNotify":                           "not run on caches (upstream: etcd3 only): ListOptions.ProgressNotify is an etcd watch option the apiserver's cache ignores too",
+	"Get/ConsistentGetFromCache":               "ours only: Get with resourceVersion \"\" answered by the cache instead of etcd",
+	"KeySchema":                                "ours: Get \"\" goes to etcd, as the apiserver's CacheDelegator (the nameless objects it reads are not in the cache)",
+	"Stats/SizeBasedListCostEstimate=true":     "ours: sizes read through the etcd3 store",
+	"ListResourceVersionMatch":                 "ours: empty transformer prefix",
 	"GuaranteedUpdate":                         "ours: empty transformer prefix (the cache serves plain JSON)",
 	"GuaranteedUpdateChecksStoredData":         "ours: empty transformer prefix",
 	"WatchFromZero":                            "apiserver cache: not run (it trims the cacher's unexported watch history)",
