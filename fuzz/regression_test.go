@@ -205,3 +205,54 @@ func TestRegressionBookmarkAboveCacheRV(t *testing.T) {
 	case <-time.After(50 * time.Millisecond): // no bookmark until the cache reaches 200: right
 	}
 }
+
+// Rules 4.6 and 5.12: a watch with a namespace and an exact metadata.name reads the single key
+// /<namespace>/<name>, for its initial events and for the events since its RV alike. An object
+// stored under another key whose metadata.name is that name (Event.Key) was left out of a
+// watch-list's initial events and out of lists (makePlan narrows to the key), but a watch from an
+// RV got its events: convert checked only the namespace prefix and the selector, which reads the
+// object's own name. Found by TestDifferential (seed 133 of -seeds 300) once events had keys.
+func TestRegressionWatchSingleKeyOfKeyedObject(t *testing.T) {
+	c := regressionCache(t) // at RV 10, bookmarks every millisecond
+	obj := func(rv int) []byte {
+		return fmt.Appendf(nil, `{"metadata":{"name":"p3","namespace":"a","resourceVersion":"%d"}}`, rv)
+	}
+	watch := func(rv string) (*watchcache.Watcher, func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		w, err := c.Watch(ctx, watchcache.WatchOptions{Namespace: "a", FieldSelector: "metadata.name=p3", ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, func() {
+			cancel()
+			for range w.Events() {
+			}
+		}
+	}
+	// Replayed: the event at 11 is in the window of a watch from 10.
+	if err := c.Apply(watchcache.Event{Type: watchcache.Added, Object: obj(11), ResourceVersion: 11, Key: "/a/other"}); err != nil {
+		t.Fatal(err)
+	}
+	w, stop := watch("10")
+	if ev := <-w.Events(); ev.Type != watchcache.Bookmark {
+		t.Errorf("watch of key /a/p3 from RV 10: %s %s, want no event (the object is stored under /a/other)", ev.Type, ev.Object)
+	}
+	stop()
+	// Live: the event at 12 reaches a watch already running.
+	w, stop = watch("11")
+	defer stop()
+	if ev := <-w.Events(); ev.Type != watchcache.Bookmark {
+		t.Fatalf("watch of key /a/p3 from RV 11: %s %s before any write, want a BOOKMARK", ev.Type, ev.Object)
+	}
+	if err := c.Apply(watchcache.Event{Type: watchcache.Modified, Object: obj(12), ResourceVersion: 12, Key: "/a/other"}); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range w.Events() {
+		if ev.Type != watchcache.Bookmark {
+			t.Fatalf("watch of key /a/p3 from RV 11: live %s %s, want no event (the object is stored under /a/other)", ev.Type, ev.Object)
+		}
+		if ev.ResourceVersion >= 12 {
+			break
+		}
+	}
+}

@@ -37,7 +37,9 @@ const (
 // filter on the attributes of the decoded object (GetAttrs). An all-namespaces request whose field
 // selector requires namespace X still reads only the keys of X (rule 4.6, as the apiserver's
 // registry narrows it), so it selects an object only when both its key and its metadata.namespace
-// say X.
+// say X; likewise a request with a namespace whose field selector requires name N reads only the
+// key "/<namespace>/N" (a list without a continue token, and a watch: rules 1.10, 5.12), so it
+// selects an object only when both its key and its metadata.name say N.
 type Event struct {
 	Type            EventType
 	Object          []byte

@@ -42,8 +42,8 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 		badErr  error
 		keyOnly string
 	)
-	if name, ok := q.fields.Requires("metadata.name"); ok && r.start == "" && (q.prefix != "/" || !c.opts.Resource.Namespaced) {
-		keyOnly = q.prefix + name // rule 4.6, as makePlan narrows a snapshot read
+	if r.start == "" {
+		keyOnly = singleKey(q.prefix, c.opts.Resource.Namespaced, q.fields) // as makePlan narrows a snapshot read
 	}
 	err := c.opts.History.Range(ctx, rv, max(r.start, q.prefix, keyOnly), q.prefix, func(key string, obj []byte) bool {
 		rec, err := buildRecord(q.schema, c.opts.Resource.Namespaced, key, obj, 0, rv)

@@ -48,8 +48,8 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 	// Rule 4.6: an exact metadata.name (with the namespace known) makes a first page a single-key
 	// read, with no continue; a continued list stays a filtered scan (MatchesSingle is false with
 	// a continue token), so its token presence is a scan's.
-	if name, ok := f.Requires("metadata.name"); ok && start == "" && (prefix != "/" || !namespaced) {
-		pl.only = prefix + name
+	if start == "" {
+		pl.only = singleKey(prefix, namespaced, f)
 		pl.start = max(pl.start, pl.only)
 	}
 	if pl.only != "" {
@@ -87,6 +87,17 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 		}
 	}
 	return pl
+}
+
+// singleKey returns the only key a request without a continue token reads when its field selector
+// requires an exact metadata.name and its namespace is known (rules 1.10, 4.6, 5.12): prefix+name,
+// or "" when there is no such requirement or the request spans all namespaces. The selector still
+// applies: an object stored under that key (Event.Key) whose metadata names another is not selected.
+func singleKey(prefix string, namespaced bool, f selection.FieldSelector) string {
+	if name, ok := f.Requires("metadata.name"); ok && (prefix != "/" || !namespaced) {
+		return prefix + name
+	}
+	return ""
 }
 
 type candidate struct {

@@ -167,6 +167,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 		in:        make(chan wevent, c.opts.WatchBuffer),
 		out:       w.out,
 		prefix:    q.prefix,
+		only:      singleKey(q.prefix, c.opts.Resource.Namespaced, q.fields),
 		pred:      newPredicate(q.schema, c.labels.Load(), q.labels, q.fields),
 		sinceRV:   ws.sinceRV,
 		bookmarks: o.AllowWatchBookmarks,
@@ -189,6 +190,10 @@ type watcher struct {
 	in     chan wevent // live events, written by the dispatcher under Cache.mu
 	out    chan WatchEvent
 	prefix string
+	// only, when set, is the single key the watch reads (singleKey): its initial events walk just
+	// that key, and it gets the events of that key only, even for an object stored elsewhere whose
+	// metadata.name is the watched one (Event.Key).
+	only   string
 	pred   *predicate // used only by the dispatcher once registered
 	trig   trigger
 	closed bool // guarded by Cache.mu: in is closed and the watcher left the set
@@ -298,7 +303,7 @@ func (w *watcher) run(q query, ws watchStart) {
 		if e.ev == nil {
 			continue
 		}
-		if ev, ok := convert(replayPred, w.prefix, e.ev, e.rv, nil); ok && !w.send(ev.public()) {
+		if ev, ok := convert(replayPred, w.prefix, w.only, e.ev, e.rv, nil); ok && !w.send(ev.public()) {
 			return
 		}
 		w.lastRV = e.rv
@@ -393,9 +398,15 @@ func (e wevent) public() WatchEvent {
 
 // convert turns an applied change into what one watcher sees (rule 5.5): entering the selection is
 // ADDED, staying is MODIFIED, leaving is DELETED carrying the previous object stamped with the
-// event's RV, a real delete is DELETED with the last state. exit caches the stamped previous object
-// across the watchers of one event.
-func convert(p *predicate, prefix string, ch *change, rv uint64, exit *[]byte) (wevent, bool) {
+// event's RV, a real delete is DELETED with the last state. The watch's range is prefix, or the
+// single key only when set. exit caches the stamped previous object across the watchers of one
+// event.
+func convert(p *predicate, prefix, only string, ch *change, rv uint64, exit *[]byte) (wevent, bool) {
+	if only != "" && ch.cur.key != only {
+		// A keyed object whose metadata.name is the watched one (Event.Key): cur and prev share the
+		// key, and an unkeyed object's key already agrees with the name the selector checks.
+		return wevent{}, false
+	}
 	cur := ch.typ != Deleted && inScope(prefix, ch.cur.key) && p.matchRecord(ch.cur)
 	old := ch.prev != nil && inScope(prefix, ch.prev.key) && p.matchRecord(ch.prev)
 	switch {

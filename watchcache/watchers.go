@@ -122,7 +122,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 	var exit []byte
 	deliver := func(g map[*watcher]struct{}) {
 		for w := range g {
-			ev, ok := convert(w.pred, w.prefix, ch, e.rv, &exit)
+			ev, ok := convert(w.pred, w.prefix, w.only, ch, e.rv, &exit)
 			if !ok {
 				continue
 			}
