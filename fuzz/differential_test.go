@@ -29,6 +29,7 @@ func TestDifferential(t *testing.T) {
 				replay += " -long"
 			}
 			h := newHarness(t, window, replay)
+			h.keyed = true
 			runOps(h, randChooser{rng}, ops)
 			t.Logf("compared: %v", h.stats)
 		})

@@ -3,14 +3,24 @@
 // Model is the reference: the rules of reference/apiserver-semantics.md written as plainly as
 // possible — a key-sorted slice per resourceVersion (a full copy of the state for every event),
 // history as a list, full scans, its own pagination and continue tokens, apimachinery's selectors
-// on maps, no indexes. Its tests (in _test.go files) drive package watchcache and the model with
-// the same inputs and require identical answers:
+// on maps, no indexes. Objects are held under storage keys, given with an event or a re-list
+// object or made from the metadata; key.go states what the key decides (where the object is, which
+// namespace reaches it, order, tokens) and what the object decides (everything selectors read).
+// Its tests (in _test.go files) drive package watchcache and the model with the same inputs and
+// require identical answers:
 //
 //   - TestDifferential: random event streams (adds, updates moving pods between nodes and labels,
 //     deletes, bookmarks, re-lists, index and field registrations) interleaved with random
 //     queries (label and field selectors over indexed and unindexed fields, limits, continue
 //     tokens kept across writes, Exact and NotOlderThan RVs, watches from random RVs and
-//     watch-lists). A failure prints the seed and the command that replays it:
+//     watch-lists). Events and re-list objects (Cache.ReplaceKeyed) carry a key whenever the
+//     pod's metadata does not make the key it is stored under, and one time in four when it does
+//     (which must change nothing). One new pod in six is stored under a key its metadata does not
+//     make (another namespace or none in the metadata, "//<name>", a key-only namespace, another
+//     name); some updates move the metadata to or away from the key, some deletes by key carry an
+//     object naming another pod; invalid keys, on events and in re-lists, must be refused by both
+//     sides (ErrInvalidKey) and leave every answer as it was. A failure prints the seed and the
+//     command that replays it:
 //
 //     go test ./fuzz -run 'TestDifferential$' -seed=N -v
 //
@@ -31,7 +41,9 @@
 //     key and resourceVersion the apiserver's decoder (sigs.k8s.io/json) reads from it; the model
 //     accepts and rejects the same events.
 //
-//   - FuzzOperations: a byte string decoded into the same operations as TestDifferential.
+//   - FuzzOperations: a byte string decoded into the same operations as TestDifferential; keys are
+//     drawn only when bit 2 of the first byte is set, so inputs written before keys existed
+//     decode as they did (the keyed-* corpus entries set it).
 //
 //   - TestRegression*: minimal reproductions of the core bugs these tests found (all fixed), kept
 //     with the corpus entries named known-* so that they stay fixed.

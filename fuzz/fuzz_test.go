@@ -355,7 +355,9 @@ func escapeField(s string) string {
 }
 
 // FuzzOperations: a byte string decoded into the operations of TestDifferential (the first byte
-// picks the window), run against the cache and the model, with identical answers required.
+// picks the window, and with bit 2 set keyed mode: events and re-lists with keys, see ops_test.go),
+// run against the cache and the model, with identical answers required. Inputs without that bit
+// decode as they did before keys existed.
 func FuzzOperations(f *testing.F) {
 	for seed := range int64(8) {
 		rng := rand.New(rand.NewSource(seed))
@@ -369,6 +371,7 @@ func FuzzOperations(f *testing.F) {
 		}
 		window := []int{2, 5, 20, 100000}[data[0]%4]
 		h := newHarness(t, window, "go test ./fuzz -run 'FuzzOperations/<the input file>' -v")
+		h.keyed = data[0]&4 != 0
 		runOps(h, &byteChooser{data: data[1:]}, 200)
 	})
 }

@@ -59,7 +59,7 @@ type genPod struct {
 
 type genMeta struct {
 	Name            string            `json:"name"`
-	Namespace       string            `json:"namespace"`
+	Namespace       string            `json:"namespace,omitempty"` // empty: none, under a key (ops_test.go)
 	ResourceVersion string            `json:"resourceVersion"`
 	Labels          map[string]string `json:"labels,omitempty"`
 }

@@ -24,7 +24,11 @@ type harness struct {
 	replay string
 	ops    []string // the operations so far, for failure messages
 
-	pods    map[string]genPod // live pods by "ns/name", as last written
+	// keyed makes the generators give events and re-list objects keys (ops_test.go); without it
+	// they draw exactly the choices they drew before keys existed, so older corpus entries replay
+	// as they did.
+	keyed   bool
+	pods    map[string]genPod // live pods by storage key "/ns/name", as last written
 	tokens  []Query           // queries continuing a list, kept for later
 	fields  map[string]bool   // registered custom fields
 	indexes map[index.Spec]bool
@@ -70,24 +74,68 @@ func (h *harness) failf(format string, args ...any) {
 
 // --- writes
 
-func (h *harness) replace(objs [][]byte, rv uint64) {
+// replace re-lists both sides with objs at rv (keyed as given) and reports whether they accepted it.
+func (h *harness) replace(objs []KeyedObject, rv uint64) bool {
 	h.tb.Helper()
-	h.logf("Replace(%d objects, rv %d)", len(objs), rv)
-	errC := h.cache.Replace(objs, rv)
-	errM := h.model.Replace(objs, rv)
+	keyed := 0
+	list := make([]watchcache.Object, len(objs))
+	for i, o := range objs {
+		list[i] = watchcache.Object{Key: o.Key, Raw: o.Raw}
+		if o.Key != "" {
+			keyed++
+		}
+	}
+	h.logf("Replace(%d objects, %d keyed, rv %d)", len(objs), keyed, rv)
+	var errC error
+	if keyed == 0 && !h.keyed {
+		errC = h.cache.Replace(rawObjects(objs), rv)
+	} else {
+		errC = h.cache.ReplaceKeyed(list, rv)
+	}
+	if keyed > 0 {
+		h.stats["replace keyed"]++
+	}
+	errM := h.model.ReplaceKeyed(objs, rv)
+	h.checkRejected("Replace", errC, errM)
+	return errC == nil
+}
+
+func rawObjects(objs []KeyedObject) [][]byte {
+	raw := make([][]byte, len(objs))
+	for i, o := range objs {
+		raw[i] = o.Raw
+	}
+	return raw
+}
+
+// checkRejected requires both sides to accept or reject a write, and a key the model refuses to be
+// refused with ErrInvalidKey.
+func (h *harness) checkRejected(what string, errC, errM error) {
+	h.tb.Helper()
 	if (errC == nil) != (errM == nil) {
-		h.failf("Replace: cache %v, model %v", errC, errM)
+		h.failf("%s: cache %v, model %v", what, errC, errM)
+	}
+	if errors.Is(errM, errKey) {
+		h.stats["reject key"]++
+		if !errors.Is(errC, watchcache.ErrInvalidKey) {
+			h.failf("%s: cache %v, want ErrInvalidKey (model: %v)", what, errC, errM)
+		}
 	}
 }
 
-func (h *harness) apply(typ string, obj []byte, rv uint64) bool {
+// apply feeds one event, under key when it is not "", to both sides; it reports whether they
+// accepted it.
+func (h *harness) apply(typ, key string, obj []byte, rv uint64) bool {
 	h.tb.Helper()
-	h.logf("Apply(%s %s rv %d)", typ, keyOf(obj), rv)
-	errC := h.cache.Apply(watchcache.Event{Type: watchcache.EventType(typ), Object: obj, ResourceVersion: rv})
-	errM := h.model.Apply(typ, obj, rv)
-	if (errC == nil) != (errM == nil) {
-		h.failf("Apply(%s %s rv %d): cache %v, model %v", typ, keyOf(obj), rv, errC, errM)
+	what := fmt.Sprintf("Apply(%s %s rv %d)", typ, keyOf(obj), rv)
+	if key != "" {
+		what = fmt.Sprintf("Apply(%s %s key %q rv %d)", typ, keyOf(obj), key, rv)
+		h.stats["apply keyed"]++
 	}
+	h.logf("%s", what)
+	errC := h.cache.Apply(watchcache.Event{Type: watchcache.EventType(typ), Object: obj, ResourceVersion: rv, Key: key})
+	errM := h.model.ApplyKeyed(typ, key, obj, rv)
+	h.checkRejected(what, errC, errM)
 	if got, want := h.cache.ResourceVersion(), h.model.RV(); got != want {
 		h.failf("after Apply: cache RV %d, model RV %d", got, want)
 	}
@@ -171,6 +219,9 @@ func (h *harness) list(q Query) (Answer, Answer) {
 	h.logf("List%s", describeQuery(q))
 	got, want := h.cacheList(q), h.model.List(q)
 	h.count("list", want.Err, want.Continue != "", len(want.Items) > 0)
+	if _, _, err := decodeToken(want.Continue, "/"); want.Continue != "" && err != nil {
+		h.stats["list token after a //name key"]++
+	}
 	if diff := h.compareList(q, got, want); diff != "" {
 		h.failf("List%s at cache RV %d:\n%s", describeQuery(q), h.model.RV(), diff)
 	}
@@ -253,14 +304,18 @@ func countString(p *int64) string {
 	return fmt.Sprint(*p)
 }
 
-// sameToken compares two tokens by content (the same RV and start key, either start form).
+// sameToken compares two tokens by content (the same RV and start key, either start form). A
+// token that rule 2.3 refuses (one resuming after a "//<name>" key) is compared as it is.
 func sameToken(a, b string) bool {
 	if a == "" || b == "" {
 		return a == b
 	}
 	ka, ra, ea := decodeToken(a, "/")
 	kb, rb, eb := decodeToken(b, "/")
-	return ea == nil && eb == nil && ka == kb && ra == rb
+	if ea != nil || eb != nil {
+		return a == b
+	}
+	return ka == kb && ra == rb
 }
 
 func tokenString(t string) string {

@@ -17,6 +17,9 @@ import (
 // scans all of it; selectors are apimachinery's, matched on maps. No indexes, no B-trees, no
 // clones, no interning: nothing it shares with package watchcache but the rules.
 //
+// Objects are held under storage keys, given with the event (ApplyKeyed, ReplaceKeyed) or made
+// from their metadata; key.go states what the key decides and what the object does.
+//
 // The window is a count of versions (the re-list's included), as watchcache.Options.WindowEvents
 // with no age bound. A Model is not safe for concurrent use.
 type Model struct {
@@ -81,11 +84,19 @@ func (m *Model) fieldKnown(name string) bool {
 	return false
 }
 
-// parse validates one object for this resource (namespaced pods, rule 6.3).
-func (m *Model) parse(raw []byte) (*Object, error) {
+// parse validates one object for this resource (namespaced pods) and keys it (key.go): under key
+// when one is given, by its metadata otherwise (rule 6.3).
+func (m *Model) parse(key string, raw []byte) (*Object, error) {
 	o, err := decodeObject(raw)
 	if err != nil {
 		return nil, err
+	}
+	if key != "" {
+		if err := checkKey(key); err != nil {
+			return nil, err
+		}
+		o.Key = key
+		return &o, nil
 	}
 	ns, name, _ := strings.Cut(o.Key[1:], "/")
 	if !validSegment(ns) || !validSegment(name) {
@@ -94,15 +105,25 @@ func (m *Model) parse(raw []byte) (*Object, error) {
 	return &o, nil
 }
 
-// Replace is a re-list: the state becomes objects (each carrying its own resourceVersion) at rv,
-// and the window restarts.
+// Replace is a re-list of objects keyed by their metadata: the state becomes objects (each
+// carrying its own resourceVersion) at rv, and the window restarts.
 func (m *Model) Replace(objects [][]byte, rv uint64) error {
+	keyed := make([]KeyedObject, len(objects))
+	for i, raw := range objects {
+		keyed[i].Raw = raw
+	}
+	return m.ReplaceKeyed(keyed, rv)
+}
+
+// ReplaceKeyed is Replace with each object under its Key, or keyed by its metadata when Key is ""
+// (key.go). An invalid key, like any invalid object, rejects the whole re-list.
+func (m *Model) ReplaceKeyed(objects []KeyedObject, rv uint64) error {
 	if rv == 0 {
 		return fmt.Errorf("model: re-list at RV 0")
 	}
 	var st []*Object
-	for _, raw := range objects {
-		o, err := m.parse(raw)
+	for _, obj := range objects {
+		o, err := m.parse(obj.Key, obj.Raw)
 		if err != nil {
 			return err
 		}
@@ -124,11 +145,18 @@ func (m *Model) Replace(objects [][]byte, rv uint64) error {
 	return nil
 }
 
-// Apply applies one event: "ADDED", "MODIFIED", "DELETED" or "BOOKMARK" (rule 6.8: object events
-// strictly increase the RV; a bookmark may repeat it). The model keeps the bytes as given, so to
-// compare bytes with a cache (which writes the event's RV into the object) feed objects that
-// already carry rv as their metadata.resourceVersion.
+// Apply applies one event keyed by its object's metadata: "ADDED", "MODIFIED", "DELETED" or
+// "BOOKMARK" (rule 6.8: object events strictly increase the RV; a bookmark may repeat it). The
+// model keeps the bytes as given, so to compare bytes with a cache (which writes the event's RV
+// into the object) feed objects that already carry rv as their metadata.resourceVersion.
 func (m *Model) Apply(typ string, raw []byte, rv uint64) error {
+	return m.ApplyKeyed(typ, "", raw, rv)
+}
+
+// ApplyKeyed is Apply of an event that carries the key the source stores the object under ("":
+// keyed by the object's metadata, key.go). A DELETED event removes the object under the key,
+// whatever the event's object says.
+func (m *Model) ApplyKeyed(typ, key string, raw []byte, rv uint64) error {
 	if len(m.versions) == 0 {
 		return fmt.Errorf("model: not listed yet")
 	}
@@ -142,7 +170,7 @@ func (m *Model) Apply(typ string, raw []byte, rv uint64) error {
 	if typ != "ADDED" && typ != "MODIFIED" && typ != "DELETED" {
 		return fmt.Errorf("model: event type %q", typ)
 	}
-	o, err := m.parse(raw)
+	o, err := m.parse(key, raw)
 	if err != nil {
 		return err
 	}
@@ -214,6 +242,9 @@ type selection struct {
 	labels labels.Selector
 	fields fields.Selector
 	root   string // "/" or "/<ns>/"
+	// single, when set, is the only key the request reads (rules 1.10, 4.6, 5.12: an exact
+	// metadata.name with a namespace, and no continue token).
+	single string
 }
 
 // parseSelectors is the first step of the apiserver's listOpts: syntax errors are 400.
@@ -254,13 +285,19 @@ func (m *Model) convert(q Query, l labels.Selector, f fields.Selector) (selectio
 	if ns != "" {
 		root = "/" + ns + "/"
 	}
-	return selection{labels: l, fields: f, root: root}, nil
+	single := ""
+	if name, ok := f.RequiresExactMatch("metadata.name"); ok && q.Continue == "" && root != "/" {
+		single = root + name
+	}
+	return selection{labels: l, fields: f, root: root, single: single}, nil
 }
 
 func (s selection) empty() bool { return s.labels.Empty() && s.fields.Empty() }
 
+// matches reports whether the request selects o: its key is in the request's range (key.go), and
+// its labels and fields match the selectors.
 func (s selection) matches(m *Model, o *Object) bool {
-	if !strings.HasPrefix(o.Key, s.root) {
+	if !strings.HasPrefix(o.Key, s.root) || (s.single != "" && o.Key != s.single) {
 		return false
 	}
 	if !s.labels.Matches(labels.Set(o.Labels)) {

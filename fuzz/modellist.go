@@ -126,10 +126,7 @@ func (m *Model) List(q Query) Answer {
 		return Answer{Err: st}
 	}
 	// Rules 1.10, 4.6: an exact metadata.name in a namespace, without continue, reads one key.
-	only := ""
-	if name, ok := sel.fields.RequiresExactMatch("metadata.name"); ok && q.Continue == "" && sel.root != "/" {
-		only = sel.root + name
-	}
+	only := sel.single
 	ans := Answer{Items: [][]byte{}, RV: listRV}
 	var last string
 	more := false

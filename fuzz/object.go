@@ -13,7 +13,7 @@ import (
 // Object is one version of one pod as the model holds it: the bytes as fed, and the labels and
 // selectable field values read from them by encoding/json, independently of package selection.
 type Object struct {
-	Key    string // "/<namespace>/<name>"
+	Key    string // storage key "/<namespace>/<name>": the event's, or made from the metadata (key.go)
 	RV     uint64
 	Raw    []byte
 	Labels map[string]string

@@ -35,6 +35,14 @@ var (
 		{Kind: index.Field, Name: "spec.priorityClassName"}, {Kind: index.Field, Name: "spec.priority"},
 		{Kind: index.Label, Name: "app"}, {Kind: index.Label, Name: "tier"},
 	}
+	// keyedFieldSelectors read metadata.namespace and metadata.name where keyed objects make them
+	// differ from the key (key.go): the empty namespace, a namespace only keys have, narrowing to
+	// a namespace ("-" sorts before "/") or to a single key.
+	keyedFieldSelectors = []string{
+		"metadata.namespace=", "metadata.namespace!=a", "metadata.namespace=zz", "metadata.namespace=-",
+		"metadata.name=p3", "metadata.namespace=a,metadata.name=p3", "metadata.name!=p3,metadata.namespace!=ns-0",
+		"metadata.namespace=ns-1,spec.nodeName=n1",
+	}
 	customFields = [][2]string{{"spec.priorityClassName", "spec.priorityClassName"}, {"spec.priority", "spec.priority"}}
 )
 
@@ -80,21 +88,98 @@ func runOps(h *harness, c chooser, n int) {
 
 func (h *harness) nextRV(c chooser) uint64 { return h.model.RV() + 1 + uint64(c.intn(3)) }
 
+// Keys that neither side may accept (key.go): no leading slash, the cluster-scoped form, missing
+// or extra segments, "." and "..", '%', invalid UTF-8.
+var invalidKeys = []string{
+	"p1", "a/p1", "/p1", "/a", "/a/", "//", "/", "/a/p1/x", "/a//p1", "/./p1", "/../p1", "/a/.", "/a/..",
+	"/a/p%2F1", "/%/p1", "/a/p\xff", "/\xc3/p1",
+}
+
 // relist replaces the content with a random set of pods at rv.
-func (h *harness) relist(c chooser, rv uint64) {
-	h.pods = map[string]genPod{}
-	var objs [][]byte
+func (h *harness) relist(c chooser, rv uint64) { h.relistWith(c, rv, false) }
+
+// relistWith is relist; with bad, one object gets an invalid key or is listed twice (once under
+// its key, once keyed by its metadata when that makes the same key), and both sides must refuse
+// the whole re-list.
+func (h *harness) relistWith(c chooser, rv uint64, bad bool) {
+	pods := map[string]genPod{}
+	var objs []KeyedObject
+	var keys []string
 	for _, ns := range namespaces {
 		for _, name := range podNames {
 			if c.intn(3) != 0 {
-				p := randomPod(c, ns, name)
-				h.pods[ns+"/"+name] = p
-				objs = append(objs, p.render(1+uint64(c.intn(int(rv)))))
+				k, mns, mname := h.podKey(c, ns, name)
+				p := randomPod(c, mns, mname)
+				raw := p.render(1 + uint64(c.intn(int(rv))))
+				if _, dup := pods[k]; dup {
+					continue // two draws moved to the same key ("//name")
+				}
+				pods[k] = p
+				objs = append(objs, KeyedObject{Key: h.eventKey(c, k, p), Raw: raw})
+				keys = append(keys, k)
 			}
 		}
 	}
-	h.replace(objs, rv)
-	h.tokens = nil
+	if bad && len(objs) > 0 {
+		i := c.intn(len(objs))
+		if c.intn(2) == 0 {
+			objs[i].Key = pick(c, invalidKeys...)
+		} else {
+			objs = append(objs, KeyedObject{Key: keys[i], Raw: objs[i].Raw})
+		}
+	}
+	if h.replace(objs, rv) {
+		h.pods = pods
+		h.tokens = nil
+	}
+}
+
+// podKey draws where a new pod drawn for ns/name is stored and what its metadata says: the key
+// /ns/name and that namespace and name, but in keyed mode one pod in six is stored under a key its
+// metadata does not make — another namespace or none in its metadata, the empty namespace in its
+// key ("//name"), a key namespace no generated metadata has ("zz", "-", which sorts before "/"),
+// or another name.
+func (h *harness) podKey(c chooser, ns, name string) (key, metaNS, metaName string) {
+	keyNS, metaNS, metaName := ns, ns, name
+	if h.keyed && c.intn(6) == 0 {
+		switch c.intn(6) {
+		case 0, 1:
+			metaNS = pick(c, "a", "a-b", "ns-0", "ns-1", "zz")
+		case 2:
+			metaNS = ""
+		case 3:
+			keyNS, metaNS = "", pick(c, "", ns)
+		case 4:
+			keyNS = pick(c, "zz", "-")
+			metaNS = pick(c, keyNS, ns)
+		case 5:
+			metaName = pick(c, podNames...)
+		}
+		h.stats["keyed pod drawn"]++
+	}
+	return "/" + keyNS + "/" + name, metaNS, metaName
+}
+
+// fits reports whether p's metadata makes the key k, so that an event may leave its key out.
+func fits(k string, p genPod) bool {
+	return p.Metadata.Namespace != "" && k == "/"+p.Metadata.Namespace+"/"+p.Metadata.Name
+}
+
+// eventKey is the key an event for p stored under k carries: k when p's metadata does not make it,
+// and otherwise, in keyed mode, k one time in four (which must behave exactly as no key).
+func (h *harness) eventKey(c chooser, k string, p genPod) string {
+	if !fits(k, p) {
+		return k
+	}
+	if h.keyed && c.intn(4) == 0 {
+		return k
+	}
+	return ""
+}
+
+func (h *harness) live(k string) bool {
+	_, ok := h.pods[k]
+	return ok
 }
 
 func (h *harness) liveKey(c chooser) (string, bool) {
@@ -109,7 +194,9 @@ func (h *harness) liveKey(c chooser) (string, bool) {
 	return keys[c.intn(len(keys))], true
 }
 
-// modify changes a live pod: new node, labels, phase, IPs… (or adds one when none is live).
+// modify changes a live pod: new node, labels, phase, IPs… (or adds one when none is live). In
+// keyed mode one update in six also changes the metadata under the same key: back to what the key
+// says, or away from it.
 func (h *harness) modify(c chooser) {
 	k, ok := h.liveKey(c)
 	if !ok {
@@ -118,6 +205,19 @@ func (h *harness) modify(c chooser) {
 	}
 	p := h.pods[k]
 	q := randomPod(c, p.Metadata.Namespace, p.Metadata.Name)
+	if h.keyed && c.intn(6) == 0 {
+		keyNS, keyName, _ := strings.Cut(k[1:], "/")
+		switch c.intn(4) {
+		case 0:
+			q.Metadata.Namespace, q.Metadata.Name = keyNS, keyName
+		case 1:
+			q.Metadata.Namespace = pick(c, "a", "ns-1", "zz")
+		case 2:
+			q.Metadata.Namespace = ""
+		case 3:
+			q.Metadata.Name = pick(c, podNames...)
+		}
+	}
 	// Keep some attributes, so that updates also leave selections unchanged.
 	if c.intn(2) == 0 {
 		q.Metadata.Labels = p.Metadata.Labels
@@ -126,57 +226,77 @@ func (h *harness) modify(c chooser) {
 		q.Spec.NodeName = p.Spec.NodeName
 	}
 	rv := h.nextRV(c)
-	if h.apply(pick(c, "MODIFIED", "MODIFIED", "ADDED"), q.render(rv), rv) {
+	if h.apply(pick(c, "MODIFIED", "MODIFIED", "ADDED"), h.eventKey(c, k, q), q.render(rv), rv) {
 		h.pods[k] = q
 	}
 }
 
 func (h *harness) add(c chooser) {
-	ns, name := pick(c, namespaces...), pick(c, podNames...)
-	k := ns + "/" + name
-	if _, live := h.pods[k]; live {
+	k, ns, name := h.podKey(c, pick(c, namespaces...), pick(c, podNames...))
+	if h.live(k) {
 		h.modify(c)
 		return
 	}
 	p := randomPod(c, ns, name)
 	rv := h.nextRV(c)
-	if h.apply("ADDED", p.render(rv), rv) {
+	if h.apply("ADDED", h.eventKey(c, k, p), p.render(rv), rv) {
 		h.pods[k] = p
 	}
 }
 
+// remove deletes a live pod; in keyed mode one delete in eight carries an object that names
+// another pod, and removes the one under its key all the same.
 func (h *harness) remove(c chooser) {
 	k, ok := h.liveKey(c)
 	if !ok {
 		return
 	}
 	rv := h.nextRV(c)
-	if h.apply("DELETED", h.pods[k].render(rv), rv) {
+	p := h.pods[k]
+	if h.keyed && c.intn(8) == 0 {
+		p = randomPod(c, pick(c, namespaces...), pick(c, podNames...))
+	}
+	if h.apply("DELETED", h.eventKey(c, k, p), p.render(rv), rv) {
 		delete(h.pods, k)
 	}
 }
 
 func (h *harness) bookmark(c chooser) {
-	h.apply("BOOKMARK", nil, h.model.RV()+uint64(c.intn(3)))
+	h.apply("BOOKMARK", "", nil, h.model.RV()+uint64(c.intn(3)))
 }
 
-// badEvent feeds an event both sides must reject.
+// badEvent feeds an event both sides must reject; in keyed mode also an event with an invalid key
+// and a re-list with an invalid or duplicate key.
 func (h *harness) badEvent(c chooser) {
 	rv := h.model.RV()
-	switch c.intn(3) {
+	n := 3
+	if h.keyed {
+		n = 5
+	}
+	switch c.intn(n) {
 	case 0:
 		if k, ok := h.liveKey(c); ok {
-			h.apply("MODIFIED", h.pods[k].render(rv), rv) // RV not above the current one
+			h.apply("MODIFIED", h.eventKey(c, k, h.pods[k]), h.pods[k].render(rv), rv) // RV not above the current one
 		}
 	case 1:
 		ns, name := pick(c, namespaces...), pick(c, podNames...)
-		if _, live := h.pods[ns+"/"+name]; !live {
-			h.apply("DELETED", randomPod(c, ns, name).render(rv+1), rv+1) // unknown key
+		if k := "/" + ns + "/" + name; !h.live(k) {
+			p := randomPod(c, ns, name)
+			h.apply("DELETED", h.eventKey(c, k, p), p.render(rv+1), rv+1) // unknown key
 		}
 	case 2:
 		if rv > 1 {
-			h.apply("BOOKMARK", nil, rv-1)
+			h.apply("BOOKMARK", "", nil, rv-1)
 		}
+	case 3:
+		typ := pick(c, "ADDED", "MODIFIED", "DELETED")
+		p := randomPod(c, pick(c, namespaces...), pick(c, podNames...))
+		if k, ok := h.liveKey(c); ok && c.intn(2) == 0 {
+			p = h.pods[k]
+		}
+		h.apply(typ, pick(c, invalidKeys...), p.render(rv+1), rv+1)
+	case 4:
+		h.relistWith(c, rv+1+uint64(c.intn(5)), true)
 	}
 }
 
@@ -205,6 +325,9 @@ func (h *harness) randomSelectors(c chooser) (string, string) {
 		return b.label, b.field
 	}
 	l := pick(c, labelSelectors...)
+	if h.keyed && c.intn(6) == 0 {
+		return l, pick(c, keyedFieldSelectors...)
+	}
 	for {
 		f := pick(c, fieldSelectors...)
 		if !strings.Contains(f, "priority") || h.fields["spec.priority"] && h.fields["spec.priorityClassName"] ||
@@ -280,6 +403,9 @@ func (h *harness) continueLater(c chooser) {
 // randomWatch compares a watch: a replay from an RV, a watch-list, or a start at the current RV.
 func (h *harness) randomWatch(c chooser) {
 	q := Query{Namespace: pick(c, "", "", "a", "ns-0"), AllowWatchBookmarks: true}
+	if h.keyed && c.intn(8) == 0 {
+		q.Namespace = "zz" // only keys reach it
+	}
 	q.LabelSelector, q.FieldSelector = h.randomSelectors(c)
 	yes, no := true, false
 	var from uint64
