@@ -366,3 +366,30 @@ func (b *breakableWatcher) started() int {
 	defer b.mu.Unlock()
 	return b.watchs
 }
+
+// waitWatching waits until every feed of src watches and a progress request reaches them all. etcd
+// answers none on a stream without watches, nor while a watch starts after its current revision (as
+// one does from the revision after a list): a write outside the source's prefixes moves it on.
+func waitWatching(t testing.TB, cli *clientv3.Client, src *Source, feeds int) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := cli.Put(ctx, "/elsewhere", "x"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		before := src.Stats().Bookmarks
+		if err := src.RequestProgress(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			if src.Stats().Bookmarks >= before+uint64(feeds) {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for the watches")
+		}
+	}
+}
