@@ -52,7 +52,7 @@ type Options struct {
 	History History
 	// OnWait, when set, is called (on the reader's goroutine, so it must not block) each time a
 	// read starts waiting for a resourceVersion the cache has not reached; an etcd source uses it
-	// to request a progress notification (rule 3.3).
+	// to request a progress notification (rule 3.3; source/etcd Source.WaitingFor).
 	OnWait func(rv uint64)
 	// WaitTimeout bounds waits for a resourceVersion the cache has not reached; 0 means 3 s (rule 3.3).
 	WaitTimeout time.Duration

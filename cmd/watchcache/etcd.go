@@ -55,10 +55,6 @@ type etcdFeed struct {
 	prefix string // --etcd-prefix
 	log    *slog.Logger
 
-	// wake asks for a progress notification on behalf of a read waiting for a revision its cache has
-	// not reached (watchcache.Options.OnWait must not block); one pending request stands for all.
-	wake chan struct{}
-
 	mu     sync.Mutex
 	cancel context.CancelFunc // stops the source started by Load
 	done   chan error         // the source's result; nil before Load
@@ -94,7 +90,6 @@ func newEtcdFeed(endpoints, pathPrefix string, log *slog.Logger) (*etcdFeed, err
 		src:    etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
 		prefix: pathPrefix,
 		log:    log,
-		wake:   make(chan struct{}, 1),
 	}, nil
 }
 
@@ -107,8 +102,9 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 }
 
 // configure makes consistent reads ask etcd for its revision (rule 1.8), and reads waiting for a
-// revision their cache has not reached ask for a progress notification (rule 3.3): the revision is
-// etcd-global, so it may belong to a write of another resource.
+// revision their cache has not reached ask for progress notifications (rule 3.3): the revision is
+// etcd-global, so it may belong to a write of another resource. A consistent read arranges its own
+// requests (source/etcd CurrentResourceVersion); OnWait covers reads at an exact resourceVersion.
 func (f *etcdFeed) configure(o *watchcache.Options) {
 	o.CurrentResourceVersion = f.src.CurrentResourceVersion
 	// Exact lists and continue tokens older than the window are read from etcd, as the apiserver
@@ -118,12 +114,7 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 			o.History = f.src.History(r.prefix)
 		}
 	}
-	o.OnWait = func(uint64) {
-		select {
-		case f.wake <- struct{}{}:
-		default:
-		}
-	}
+	o.OnWait = f.src.WaitingFor
 }
 
 func (f *etcdFeed) Load(ctx context.Context, c caches) error {
@@ -149,7 +140,6 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 	rctx, stop := context.WithCancel(context.Background())
 	f.cancel, f.done = stop, make(chan error, 1)
 	f.wg.Go(func() { f.done <- f.src.Run(rctx) })
-	f.wg.Go(func() { f.requestProgress(rctx) })
 	f.mu.Unlock()
 
 	// Wait for every first list (rule 3.6: a cache is Pending until it), logging who is still
@@ -192,46 +182,6 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 			"skipped", st.Skipped)
 	}
 	return nil
-}
-
-// requestProgress turns the OnWait signals of waiting reads into progress requests, as the
-// apiserver's ConditionalProgressRequester does while any read waits (rule 3.3): asking for etcd's
-// current revision makes the running source request progress notifications until every cache
-// reached it (source/etcd CurrentResourceVersion). A read does not say when its wait ends, so each
-// signal keeps this going every progress interval for as long as a wait may last: writes made to
-// other resources during the wait then reach the waiting cache too, without blocking the reader.
-func (f *etcdFeed) requestProgress(ctx context.Context) {
-	var (
-		ticker *time.Ticker
-		tick   <-chan time.Time // nil while no read waits
-		until  time.Time
-	)
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-f.wake:
-			until = time.Now().Add(etcdsource.DefaultProgressTimeout)
-			if ticker == nil {
-				ticker = time.NewTicker(etcdsource.DefaultProgressInterval)
-				tick = ticker.C
-			}
-		case <-tick:
-			if time.Now().After(until) {
-				ticker.Stop()
-				ticker, tick = nil, nil
-				continue
-			}
-		}
-		if _, err := f.src.CurrentResourceVersion(ctx); err != nil && ctx.Err() == nil {
-			f.log.Debug("progress request failed", "err", err)
-		}
-	}
 }
 
 // Run returns when ctx ends (the source then stops) or when the source stops by itself.

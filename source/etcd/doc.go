@@ -31,7 +31,11 @@
 // and waits until the cache has reached it (rule 1.8). Pass Source.CurrentResourceVersion as
 // watchcache.Options.CurrentResourceVersion. A cache only learns that etcd moved on from events of its
 // own prefix, so a write to another resource would leave it waiting out its 3 s timeout; that is why
-// CurrentResourceVersion also makes the running source request a progress notification from etcd
-// every 100 ms until every cache has reached the revision or the wait timed out (rule 3.3), which
-// arrives as a bookmark and advances the cache's clock without a write.
+// the running source also requests a progress notification from etcd (rule 3.3), which arrives as a
+// bookmark and advances the cache's clock without a write. While reads find the caches behind etcd,
+// the request goes out together with the Get, so that a read after another resource's write costs
+// about one etcd round trip; one request is in flight at a time, shared by concurrent reads, and it
+// is repeated every 100 ms until every cache has reached the revision or the wait timed out. Pass
+// Source.WaitingFor as watchcache.Options.OnWait so that reads at an exact resourceVersion get the
+// same requests.
 package etcd

@@ -366,3 +366,61 @@ func (b *breakableWatcher) started() int {
 	defer b.mu.Unlock()
 	return b.watchs
 }
+
+// delayedWatcher wraps the client's Watcher so that every watch response (events and progress
+// notifications) reaches the source delay after etcd sent it: a cache then cannot reach a revision
+// sooner, which makes a read that did not wait for it visible.
+type delayedWatcher struct {
+	clientv3.Watcher
+	delay time.Duration
+}
+
+func installDelayed(cli *clientv3.Client, delay time.Duration) {
+	cli.Watcher = &delayedWatcher{Watcher: cli.Watcher, delay: delay}
+}
+
+func (d *delayedWatcher) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
+	in := d.Watcher.Watch(ctx, key, opts...)
+	out := make(chan clientv3.WatchResponse)
+	go func() {
+		defer close(out)
+		for wr := range in {
+			time.Sleep(d.delay)
+			select {
+			case out <- wr:
+			case <-ctx.Done():
+				for range in {
+				}
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// waitWatching waits until every feed of src watches and a progress request reaches them all. etcd
+// answers none on a stream without watches, nor while a watch starts after its current revision (as
+// one does from the revision after a list): a write outside the source's prefixes moves it on.
+func waitWatching(t testing.TB, cli *clientv3.Client, src *Source, feeds int) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := cli.Put(ctx, "/elsewhere", "x"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		before := src.Stats().Bookmarks
+		if err := src.RequestProgress(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			if src.Stats().Bookmarks >= before+uint64(feeds) {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for the watches")
+		}
+	}
+}

@@ -24,6 +24,7 @@ func Example() {
 	pods := watchcache.New(watchcache.Options{
 		Resource:               watchcache.Resource{Name: "pods", Namespaced: true},
 		CurrentResourceVersion: src.CurrentResourceVersion, // RV="" lists wait for etcd's revision
+		OnWait:                 src.WaitingFor,             // and so do lists at an exact RV
 	})
 	nodes := watchcache.New(watchcache.Options{
 		Resource:               watchcache.Resource{Name: "nodes"},

@@ -3,11 +3,13 @@ package etcd
 import (
 	"context"
 	"fmt"
-	"path"
 	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 // CurrentResourceVersion returns etcd's current revision: the header revision of a Get on the path
@@ -19,17 +21,25 @@ import (
 //	pods := watchcache.New(watchcache.Options{
 //		Resource:               watchcache.Resource{Name: "pods", Namespaced: true},
 //		CurrentResourceVersion: src.CurrentResourceVersion,
+//		OnWait:                 src.WaitingFor,
 //	})
 //	src.Add("pods", pods)
 //
-// The revision is etcd-global: the last write may belong to another resource, and the cache would
-// then only reach it with etcd's next progress notification (by default every 10 minutes). So each
-// call also asks the running source to request progress from etcd every Options.ProgressInterval
-// until every cache has reached the revision or Options.ProgressTimeout has passed (rule 3.3, the
-// apiserver's ConditionalProgressRequester). The Get is linearizable: it costs one etcd round trip
-// through the leader.
+// The Get is linearizable: it costs one etcd round trip through the leader, and its revision is the
+// one to reach. The revision is etcd-global: the last write may belong to another resource, and the
+// cache would then only reach it with etcd's next progress notification (by default every 10
+// minutes). So the running source also requests one (rule 3.3, the apiserver's
+// ConditionalProgressRequester). While reads find the caches behind etcd, it sends the request
+// before the Get, so that the notification travels while the Get does and a read after another
+// resource's write costs about one round trip instead of two; otherwise right after the Get if a
+// cache is below the revision. Only one request is in flight at a time, shared by concurrent reads;
+// an unanswered one is repeated every Options.ProgressInterval until every cache has reached the
+// revision or Options.ProgressTimeout has passed. A notification requested before the Get may carry
+// a lower revision than the Get's (a write committed in between): it only brings the caches closer,
+// and another request follows at once. The Get's revision stays the one to reach.
 func (s *Source) CurrentResourceVersion(ctx context.Context) (uint64, error) {
-	resp, err := s.client.Get(ctx, path.Join("/", s.opts.PathPrefix), clientv3.WithCountOnly())
+	low := s.progress.speculate(ctx)
+	resp, err := s.client.Get(ctx, s.revisionKey, clientv3.WithCountOnly())
 	if err != nil {
 		return 0, fmt.Errorf("etcd: current revision: %w", err)
 	}
@@ -37,9 +47,17 @@ func (s *Source) CurrentResourceVersion(ctx context.Context) (uint64, error) {
 		return 0, ErrZeroRevision
 	}
 	rev := uint64(resp.Header.Revision)
-	s.progress.want(rev)
+	s.progress.want(ctx, rev, low)
 	return rev, nil
 }
+
+// WaitingFor tells the running source that a read waits until its cache reaches rv: unless every
+// cache has, it requests progress notifications every Options.ProgressInterval until they have or
+// Options.ProgressTimeout has passed (rule 3.3). It is meant for watchcache.Options.OnWait, so that a
+// read at an exact resourceVersion written to another resource does not wait for etcd's periodic
+// notification; consistent reads need no more than CurrentResourceVersion. It never blocks: the
+// first request goes out on a timer's goroutine.
+func (s *Source) WaitingFor(rv uint64) { s.progress.wait(rv) }
 
 // RequestProgress asks etcd once for a progress notification on the source's watches. Each watch
 // that has delivered every event up to etcd's current revision receives one and applies it to its
@@ -54,84 +72,223 @@ func (s *Source) RequestProgress(ctx context.Context) error {
 	return nil
 }
 
-// progressRequester requests progress notifications while a consistent read waits for a revision
-// some cache has not reached. Waits are merged into one target (the highest revision wanted) and one
-// deadline (the latest): requests stop once every ready cache reached the target or the deadline
-// passed, so any number of concurrent reads cost one request per interval.
+// progressRequester requests progress notifications for reads waiting for a revision some cache has
+// not reached (rule 3.3). At most one request is in flight: from when it is sent until a
+// notification arrives or Options.ProgressInterval has passed (etcd drops a request while a watch of
+// the stream is catching up, and a broken stream never answers), so any number of concurrent reads
+// share it. The waits are merged into one target (the highest revision wanted) and one deadline
+// (ProgressTimeout after the latest want).
+//
+//   - speculate, at the start of a consistent read, sends a request unless one is in flight or the
+//     previous read found every cache at etcd's revision (see lagging);
+//   - want, once the read's Get returned the revision, makes it the target and sends a request if
+//     some cache is below it and none is in flight;
+//   - notified, on the first notification after a request, sends another at once if the
+//     notification's revision is below the target (a write committed between request and Get);
+//   - tick, ProgressInterval after each request, sends another while some cache is below the target
+//     and the deadline has not passed, and forgets the target otherwise.
+//
+// The caller that decides a request sends it on its own goroutine (only wait and the interval go
+// through the timer's): a consistent read's request costs no goroutine hand-off. Sending blocks only
+// until the client's watch stream goroutine takes the request.
 type progressRequester struct {
-	s    *Source
-	wake chan struct{}
+	s     *Source
+	timer *time.Timer // runs tick; armed with each request
 
 	mu       sync.Mutex
+	md       metadata.MD         // the watches' outgoing metadata: a request must carry it to reach their stream
+	ctx      context.Context     // Run's watch context; nil while Run is not running
+	caches   []*watchcache.Cache // the source's caches, fixed once Run started
 	target   uint64
 	deadline time.Time
+	inFlight bool
+	// lagging says that the last consistent read started with a cache below etcd's revision: the
+	// next one speculates.
+	lagging bool
+	// answerRev is the revision of the last answer seen, answers the number of answers seen at it
+	// (see notified).
+	answerRev uint64
+	answers   int
 }
 
 func newProgressRequester(s *Source) *progressRequester {
-	return &progressRequester{s: s, wake: make(chan struct{}, 1)}
+	p := &progressRequester{s: s}
+	p.timer = time.AfterFunc(time.Hour, p.tick)
+	p.timer.Stop()
+	return p
 }
 
-// want registers a read waiting for rev.
-func (p *progressRequester) want(rev uint64) {
+// start makes the requester send its requests on the watch stream of ctx, for caches.
+func (p *progressRequester) start(ctx context.Context, caches []*watchcache.Cache) {
+	ctx = watchContext(ctx)
+	md, _ := metadata.FromOutgoingContext(ctx)
 	p.mu.Lock()
-	p.target = max(p.target, rev)
-	p.deadline = time.Now().Add(p.s.opts.ProgressTimeout)
+	p.ctx, p.md, p.caches = ctx, md, caches
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
+}
+
+// stop ends the requests: Run is returning.
+func (p *progressRequester) stop() {
+	p.mu.Lock()
+	p.ctx, p.target, p.inFlight = nil, 0, false
+	p.mu.Unlock()
+	p.timer.Stop()
+}
+
+// speculate sends a request for a consistent read about to ask etcd for its revision, unless one is
+// in flight or the previous read found every cache at etcd's revision (a quiet etcd: the request
+// would be wasted, and the read sends one after its Get if it must). The request carries the
+// reader's ctx, so that it gives up with the read. speculate returns the lowest revision of the
+// ready caches, for want.
+func (p *progressRequester) speculate(ctx context.Context) (low uint64) {
+	p.mu.Lock()
+	low = p.lowLocked()
+	send := p.ctx != nil && p.lagging && !p.inFlight
+	if send {
+		p.sentLocked()
+		ctx = metadata.NewOutgoingContext(ctx, p.md)
+	}
+	p.mu.Unlock()
+	if send {
+		p.send(ctx)
+	}
+	return low
+}
+
+// want registers a consistent read waiting for rev, and sends a request if some cache is below rev
+// and none is in flight. low is what speculate returned: whether the caches were behind etcd when
+// the read started decides whether the next read speculates.
+func (p *progressRequester) want(ctx context.Context, rev, low uint64) {
+	p.mu.Lock()
+	p.lagging = low < rev
+	send := p.wantLocked(rev)
+	if send {
+		p.sentLocked()
+		ctx = metadata.NewOutgoingContext(ctx, p.md)
+	}
+	p.mu.Unlock()
+	if send {
+		p.send(ctx)
 	}
 }
 
-// behind reports whether a ready cache is still below the target, and forgets the target once all
-// reached it or its deadline passed.
-func (p *progressRequester) behind() bool {
+// wait registers a read waiting for rev without a context; the request, if one is needed, goes out
+// from the timer's goroutine.
+func (p *progressRequester) wait(rev uint64) {
 	p.mu.Lock()
-	target, deadline := p.target, p.deadline
+	if p.wantLocked(rev) {
+		p.inFlight = true // tick sends it, at once
+		p.timer.Reset(0)
+	}
 	p.mu.Unlock()
-	if target == 0 {
+}
+
+// wantLocked raises the target to rev if some cache is below it, and reports whether a request must
+// be sent: none is in flight.
+func (p *progressRequester) wantLocked(rev uint64) bool {
+	if p.ctx == nil || !p.behindLocked(rev) {
 		return false
 	}
-	lagging := false
-	if time.Now().Before(deadline) {
-		for _, c := range p.s.caches() {
-			if c.Ready() == nil && c.ResourceVersion() < target {
-				lagging = true
-				break
-			}
-		}
-	}
-	if !lagging {
-		p.mu.Lock()
-		if p.target == target { // no newer want in between
-			p.target = 0
-		}
-		p.mu.Unlock()
-	}
-	return lagging
+	p.target = max(p.target, rev)
+	p.deadline = time.Now().Add(p.s.opts.ProgressTimeout)
+	return !p.inFlight
 }
 
-// run requests progress every interval while some cache is behind, and sleeps otherwise.
-func (p *progressRequester) run(ctx context.Context) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		if !p.behind() {
-			select {
-			case <-ctx.Done():
-				return
-			case <-p.wake:
-				continue
-			}
+// notified is called by a feed for each progress notification it applied, with its revision.
+//
+// etcd answers a request with one notification that the client hands to every watch of the stream,
+// so each feed reports each answer once: only the first report of an answer ends the request in
+// flight, the other feeds' are duplicates. Answers come in order, with non-decreasing revisions, so
+// a report is a new answer if its revision is higher than the last answer's, or if it is this
+// feed's n-th notification at that revision and fewer than n answers at it were seen. (etcd's
+// periodic notifications, sent to idle watches only, may count as an answer: at worst a request is
+// sent early.)
+func (p *progressRequester) notified(f *feed, rev uint64) {
+	if rev != f.notifiedRev {
+		f.notifiedRev, f.notifiedAt = rev, 0
+	}
+	f.notifiedAt++
+	p.mu.Lock()
+	switch {
+	case rev > p.answerRev:
+		p.answerRev, p.answers = rev, f.notifiedAt
+	case rev == p.answerRev && f.notifiedAt > p.answers:
+		p.answers = f.notifiedAt
+	default: // another feed reported this answer first
+		p.mu.Unlock()
+		return
+	}
+	if !p.inFlight {
+		p.mu.Unlock()
+		return
+	}
+	p.inFlight = false
+	ctx := p.ctx
+	send := ctx != nil && p.target > rev && time.Now().Before(p.deadline) && p.behindLocked(p.target)
+	if send {
+		p.sentLocked()
+	}
+	p.mu.Unlock()
+	if send {
+		p.send(ctx)
+	}
+}
+
+// tick runs ProgressInterval after a request: the request is answered or lost; another goes out if
+// some cache is still below the target before its deadline.
+func (p *progressRequester) tick() {
+	p.mu.Lock()
+	p.inFlight = false
+	ctx := p.ctx
+	send := ctx != nil && p.target > 0 && time.Now().Before(p.deadline) && p.behindLocked(p.target)
+	if send {
+		p.sentLocked()
+	} else {
+		p.target = 0
+	}
+	p.mu.Unlock()
+	if send {
+		p.send(ctx)
+	}
+}
+
+// sentLocked marks a request in flight and arms tick.
+func (p *progressRequester) sentLocked() {
+	p.inFlight = true
+	p.timer.Reset(p.s.opts.ProgressInterval)
+}
+
+// lowLocked returns the lowest revision of the ready caches (0 if none is ready).
+func (p *progressRequester) lowLocked() uint64 {
+	low, found := uint64(0), false
+	for _, c := range p.caches {
+		if c.Ready() != nil {
+			continue
 		}
-		if err := p.s.RequestProgress(ctx); err != nil && ctx.Err() == nil {
-			p.s.log.Debug("etcd: progress request failed", "err", err)
+		if rv := c.ResourceVersion(); !found || rv < low {
+			low, found = rv, true
 		}
-		t.Reset(p.s.opts.ProgressInterval)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	}
+	return low
+}
+
+// behindLocked reports whether a ready cache is below rev.
+func (p *progressRequester) behindLocked(rev uint64) bool {
+	for _, c := range p.caches {
+		if c.ResourceVersion() < rev && c.Ready() == nil {
+			return true
 		}
+	}
+	return false
+}
+
+// send sends one request on the watch stream named by ctx's metadata.
+func (p *progressRequester) send(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	p.s.stats.progressRequests.Add(1)
+	if err := p.s.client.RequestProgress(ctx); err != nil && ctx.Err() == nil {
+		p.s.log.Debug("etcd: progress request failed", "err", err)
 	}
 }

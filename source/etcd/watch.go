@@ -102,10 +102,12 @@ func (s *Source) watch(ctx context.Context, f *feed) (progressed bool, err error
 		}
 		progressed = true
 		if wr.IsProgressNotify() {
-			if err := s.bookmark(f, uint64(wr.Header.Revision)); err != nil {
+			rev := uint64(wr.Header.Revision)
+			if err := s.bookmark(f, rev); err != nil {
 				return progressed, err
 			}
 			s.stats.bookmarks.Add(1)
+			s.progress.notified(f, rev)
 			continue
 		}
 		for _, ev := range wr.Events {
