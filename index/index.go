@@ -3,17 +3,19 @@ package index
 import (
 	"iter"
 	"strings"
+	"unsafe"
 
 	"github.com/google/btree"
 )
 
-// Degree is the B-tree degree of an index. Every write after a snapshot clone copies the nodes on
-// its path, so the node size sets the cost of a write, and the depth the cost of a seek. With the
-// 40-byte entries watchcache stores (a *record) and snapshots published per batch of events,
-// watchcache's BenchmarkApply measured degree 8 and 16 alike (≈30 µs per event on 100k pods, two
-// indexes), while degree 16 seeks one level less: a 20-item indexed page on a node not in the CPU
-// cache took ≈2.3 µs against ≈2.4–2.7 µs at degree 8. (With 64-byte entries and a snapshot per event,
-// degree 8 had been ≈2× faster to write than 32.)
+// Degree is the B-tree degree of an index's trees: the directory of values and each value's tree
+// of keys. Every write after a snapshot clone copies the nodes on its path, so the node size sets
+// the cost of a write, and the depth the cost of a seek.
+//
+// Memory per entry (pointer items, 100k entries): ≈56 B when values have ≈20 keys each (node
+// names), ≈100 B for a unique value per key, ≈135 B when values have two keys each (a tree per
+// value); the single B-tree of (value, key) entries this replaced took 50–80 B in every case, and
+// was 20–25% slower to seek and to write (watchcache BenchmarkIndexedPage, BenchmarkApply).
 const Degree = 16
 
 // Kind says what an index is keyed on.
@@ -49,75 +51,192 @@ type Entry[T any] struct {
 	Item  T
 }
 
-func less[T any](a, b Entry[T]) bool {
-	// One three-way comparison of the values: most probes share the value (a node name), and
-	// `!=` then `<` would read the common prefix twice.
-	if c := strings.Compare(a.Value, b.Value); c != 0 {
-		return c < 0
-	}
-	return a.Key < b.Key
-}
-
-// Index is an ordered set of (value, key) entries.
+// Index is a set of (value, key) entries in two levels: a directory of the distinct values (a
+// B-tree ordered by value), each with its keys — inline when there is one (a unique field such as
+// a pod IP costs one directory entry per object), otherwise in a B-tree of (key, item) of its own,
+// ordered by key. A lookup seeks the value in the directory — a few thousand values for a node
+// name, small enough to stay in the CPU cache, where one B-tree of every entry would be a cold
+// 4 MiB for 100k objects — and then ranges over that value's keys from any key. Entries do not
+// repeat the value (24 bytes for a pointer item), which makes the copies of a write smaller too.
 //
 // An Index is not safe for concurrent mutation. Once an Index is only read (a clone handed to
 // readers), any number of goroutines may read it concurrently. Items are stored by value and must
 // not be mutated by readers.
 type Index[T any] struct {
-	tree *btree.BTreeG[Entry[T]]
+	dir *btree.BTreeG[bucket[T]]
+	n   int
+	// own marks the key trees this Index may write in place; a tree with another mark is shared
+	// with a clone, and is cloned (O(1)) before the first write.
+	own *owner
+	// free is the key trees' node free list: one for the whole index (btree.NewG would give
+	// every value's tree a 32-slot list of its own). Size 0: it only satisfies the API.
+	free *btree.FreeListG[keyed[T]]
+	// arena holds the directory's values back to back (see copyValue).
+	arena []byte
 }
+
+// owner is a write mark; it has a size so that distinct marks have distinct addresses.
+type owner struct{ _ byte }
+
+// bucket is one value of the directory and its keys: one (one != nil), or a tree of two or more
+// (keys != nil). It is kept at 32 bytes: a larger directory entry measurably slows every seek.
+type bucket[T any] struct {
+	value string
+	keys  *keyTree[T]
+	one   *keyed[T] // immutable: shared with clones
+}
+
+// keyTree is the keys of one value, and the write mark of the Index that may write it in place.
+type keyTree[T any] struct {
+	t   btree.BTreeG[keyed[T]]
+	own *owner
+}
+
+type keyed[T any] struct {
+	key  string
+	item T
+}
+
+func bucketLess[T any](a, b bucket[T]) bool { return a.value < b.value }
+
+func keyedLess[T any](a, b keyed[T]) bool { return a.key < b.key }
 
 // New returns an empty index.
 func New[T any]() *Index[T] {
-	return &Index[T]{tree: btree.NewG(Degree, less[T])}
+	return &Index[T]{dir: btree.NewG(Degree, bucketLess[T]), own: new(owner), free: btree.NewFreeListG[keyed[T]](0)}
 }
 
 // Clone returns a copy-on-write copy of x in O(1). x and the clone may then be used independently;
 // a write to either copies only the nodes on its path. Clone must not run concurrently with writes
-// to x.
+// to x (it changes x's write marks).
 func (x *Index[T]) Clone() *Index[T] {
-	return &Index[T]{tree: x.tree.Clone()}
+	out := &Index[T]{dir: x.dir.Clone(), n: x.n, own: new(owner), free: x.free}
+	x.own = new(owner) // every key tree is now shared with the clone
+	return out
 }
 
 // Len is the number of entries.
-func (x *Index[T]) Len() int { return x.tree.Len() }
+func (x *Index[T]) Len() int { return x.n }
 
 // Insert adds or replaces the entry (value, key).
 func (x *Index[T]) Insert(value, key string, item T) {
-	x.tree.ReplaceOrInsert(Entry[T]{Value: value, Key: key, Item: item})
+	e := keyed[T]{key: key, item: item}
+	b, ok := x.dir.Get(bucket[T]{value: value})
+	switch {
+	case !ok:
+		x.dir.ReplaceOrInsert(bucket[T]{value: x.copyValue(value), one: &keyed[T]{key: key, item: item}})
+		x.n++
+	case b.one != nil && b.one.key == key:
+		b.one = &keyed[T]{key: key, item: item}
+		x.dir.ReplaceOrInsert(b)
+	case b.one != nil: // a second key: the value gets a tree
+		kt := &keyTree[T]{t: *btree.NewWithFreeListG(Degree, keyedLess[T], x.free), own: x.own}
+		kt.t.ReplaceOrInsert(*b.one)
+		kt.t.ReplaceOrInsert(e)
+		b.keys, b.one = kt, nil
+		x.dir.ReplaceOrInsert(b)
+		x.n++
+	default:
+		if _, replaced := x.writable(b).t.ReplaceOrInsert(e); !replaced {
+			x.n++
+		}
+	}
 }
 
 // Delete removes the entry (value, key) and reports whether it was present.
 func (x *Index[T]) Delete(value, key string) bool {
-	_, ok := x.tree.Delete(Entry[T]{Value: value, Key: key})
-	return ok
+	b, ok := x.dir.Get(bucket[T]{value: value})
+	switch {
+	case !ok:
+		return false
+	case b.one != nil:
+		if b.one.key != key {
+			return false
+		}
+		x.dir.Delete(b)
+	case !b.keys.t.Has(keyed[T]{key: key}):
+		return false
+	default:
+		kt := x.writable(b)
+		kt.t.Delete(keyed[T]{key: key})
+		if kt.t.Len() == 1 { // back to one key: a tree per value costs ≈150 bytes more
+			last, _ := kt.t.Min()
+			b.keys, b.one = nil, &last
+			x.dir.ReplaceOrInsert(b)
+		}
+	}
+	x.n--
+	return true
+}
+
+// writable returns b's key tree in a form this Index may write: the tree itself when x owns it,
+// otherwise an O(1) clone of the shared tree, stored in x's directory.
+func (x *Index[T]) writable(b bucket[T]) *keyTree[T] {
+	if b.keys.own == x.own {
+		return b.keys
+	}
+	// Clone writes to the header it is called on: clone a copy of the shared header, never the
+	// header a published clone holds.
+	shared := b.keys.t
+	b.keys = &keyTree[T]{t: *shared.Clone(), own: x.own}
+	x.dir.ReplaceOrInsert(b)
+	return b.keys
+}
+
+// arenaChunk is the size of the value arena's chunks; values longer than a quarter of it get an
+// allocation of their own. A chunk lives as long as one of its values is in the directory.
+const arenaChunk = 16 << 10
+
+// copyValue returns a copy of v that aliases nothing of the caller's (a value may be a view of an
+// object's JSON, which the directory would otherwise keep alive). Short values are copied back to
+// back into chunks, so the values a directory seek compares sit in a few dense cache lines.
+func (x *Index[T]) copyValue(v string) string {
+	switch {
+	case v == "":
+		return ""
+	case len(v) > arenaChunk/4:
+		return strings.Clone(v)
+	case cap(x.arena)-len(x.arena) < len(v):
+		x.arena = make([]byte, 0, arenaChunk)
+	}
+	start := len(x.arena)
+	x.arena = append(x.arena, v...)
+	return unsafe.String(&x.arena[start], len(v))
 }
 
 // Ascend yields the entries whose value is value and whose key is ≥ fromKey, in key order.
-// Cost: O(log n) to find the start, then O(1) per entry.
+// Cost: a seek in the directory and one in the value's keys, then O(1) per entry.
 func (x *Index[T]) Ascend(value, fromKey string) iter.Seq[Entry[T]] {
 	return func(yield func(Entry[T]) bool) {
-		x.tree.AscendGreaterOrEqual(Entry[T]{Value: value, Key: fromKey}, func(e Entry[T]) bool {
-			if e.Value != value {
-				return false
+		b, ok := x.dir.Get(bucket[T]{value: value})
+		switch {
+		case !ok:
+		case b.one != nil:
+			if b.one.key >= fromKey {
+				yield(Entry[T]{Value: b.value, Key: b.one.key, Item: b.one.item})
 			}
-			// Compare the next entries with the stored copy: an indexer that shares one copy per
-			// value (watchcache interns them) then makes each comparison a pointer check.
-			value = e.Value
-			return yield(e)
-		})
+		default:
+			b.keys.t.AscendGreaterOrEqual(keyed[T]{key: fromKey}, func(e keyed[T]) bool {
+				return yield(Entry[T]{Value: b.value, Key: e.key, Item: e.item})
+			})
+		}
 	}
 }
 
-// Count returns the number of entries with the value, counting at most max (max ≤ 0: no bound).
-// The planner uses a bounded count to compare candidate indexes without paying for large ones.
+// Count returns the number of entries with the value, at most max when max > 0. It costs one
+// directory seek, whatever the count.
 func (x *Index[T]) Count(value string, max int) int {
+	b, ok := x.dir.Get(bucket[T]{value: value})
 	n := 0
-	for range x.Ascend(value, "") {
-		n++
-		if n == max {
-			break
-		}
+	switch {
+	case !ok:
+	case b.one != nil:
+		n = 1
+	default:
+		n = b.keys.t.Len()
+	}
+	if max > 0 && n > max {
+		return max
 	}
 	return n
 }

@@ -2,11 +2,13 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
 	"slices"
 	"sort"
 	"testing"
+	"unsafe"
 )
 
 func keys(x *Index[int], value, from string) []string {
@@ -137,5 +139,117 @@ func BenchmarkAscendPage(b *testing.B) {
 		if n != 20 {
 			b.Fatal(n)
 		}
+	}
+}
+
+// TestClonesAgainstModel: snapshots taken between random writes stay exactly as they were taken,
+// whichever side is written afterwards (the original, or a clone that becomes the writer), and
+// every value's keys, counts and Len agree with a map model at each snapshot.
+func TestClonesAgainstModel(t *testing.T) {
+	// 12 values: every value has a key tree; 150: most have one or two keys, inline or in a tree.
+	for _, values := range []int{12, 150} {
+		t.Run(fmt.Sprint(values, " values"), func(t *testing.T) { clonesAgainstModel(t, values) })
+	}
+}
+
+func clonesAgainstModel(t *testing.T, values int) {
+	rng := rand.New(rand.NewSource(2))
+	type snap struct {
+		x     *Index[int]
+		model map[string]string // key -> value
+		items map[string]int    // key -> item
+	}
+	check := func(s snap) {
+		t.Helper()
+		byValue := map[string][]string{}
+		for k, v := range s.model {
+			byValue[v] = append(byValue[v], k)
+		}
+		if s.x.Len() != len(s.model) {
+			t.Fatalf("Len = %d; want %d", s.x.Len(), len(s.model))
+		}
+		for v := range values {
+			val := fmt.Sprint(v)
+			want := byValue[val]
+			sort.Strings(want)
+			if got := keys(s.x, val, ""); !slices.Equal(got, want) {
+				t.Fatalf("value %s: got %q want %q", val, got, want)
+			}
+			if got := s.x.Count(val, 0); got != len(want) {
+				t.Fatalf("Count(%s) = %d; want %d", val, got, len(want))
+			}
+			from := fmt.Sprintf("k%03d", rng.Intn(100)) // often a key of the value: the bound is inclusive
+			var wantFrom []string
+			for _, k := range want {
+				if k >= from {
+					wantFrom = append(wantFrom, k)
+				}
+			}
+			if got := keys(s.x, val, from); !slices.Equal(got, wantFrom) {
+				t.Fatalf("value %s from %s: got %q want %q", val, from, got, wantFrom)
+			}
+			for e := range s.x.Ascend(val, "k050") {
+				if e.Value != val || e.Item != s.items[e.Key] || e.Key < "k050" {
+					t.Fatalf("entry %+v; want value %s, item %d, key ≥ k050", e, val, s.items[e.Key])
+				}
+			}
+		}
+	}
+	cur := snap{New[int](), map[string]string{}, map[string]int{}}
+	var snaps []snap
+	for i := range 20000 {
+		k := fmt.Sprintf("k%03d", rng.Intn(100))
+		v := fmt.Sprint(rng.Intn(values))
+		switch old, had := cur.model[k]; {
+		case had && rng.Intn(3) == 0:
+			if !cur.x.Delete(old, k) {
+				t.Fatalf("Delete(%s, %s) = false for a present entry", old, k)
+			}
+			delete(cur.model, k)
+			delete(cur.items, k)
+		default:
+			if had && old != v {
+				cur.x.Delete(old, k)
+			}
+			cur.x.Insert(v, k, i)
+			cur.model[k], cur.items[k] = v, i
+		}
+		if cur.x.Delete(v, "absent") {
+			t.Fatal("Delete of an absent key reported true")
+		}
+		if rng.Intn(50) == 0 {
+			clone := cur.x.Clone()
+			frozen := snap{clone, maps.Clone(cur.model), maps.Clone(cur.items)}
+			if rng.Intn(2) == 0 { // the clone becomes the writer; the original is frozen
+				frozen.x, cur.x = cur.x, clone
+			}
+			snaps = append(snaps, frozen)
+			check(snaps[rng.Intn(len(snaps))])
+		}
+	}
+	check(cur)
+	for _, s := range snaps {
+		check(s)
+	}
+}
+
+// TestValueNotAliased: the directory keeps its own copy of a value — watchcache passes views of an
+// object's JSON, which the index must neither keep alive nor change with — and one copy per value.
+func TestValueNotAliased(t *testing.T) {
+	x := New[int]()
+	buf := []byte("node-7")
+	view := unsafe.String(unsafe.SliceData(buf), len(buf))
+	x.Insert(view, "/a/p1", 1)
+	x.Insert("node-7", "/a/p2", 2)
+	var stored []string
+	for e := range x.Ascend("node-7", "") {
+		stored = append(stored, e.Value)
+	}
+	if len(stored) != 2 || unsafe.StringData(stored[0]) == unsafe.SliceData(buf) || unsafe.StringData(stored[0]) != unsafe.StringData(stored[1]) {
+		t.Fatalf("values %q: a view of the caller's bytes, or not one shared copy", stored)
+	}
+	copy(buf, "node-8")
+	if got := keys(x, "node-7", ""); !slices.Equal(got, []string{"/a/p1", "/a/p2"}) {
+		t.Fatalf("after the caller's bytes changed: %q", got)
 	}
 }

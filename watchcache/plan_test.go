@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/watchcache/watchcache/index"
 )
@@ -124,37 +123,5 @@ func TestPlanPicksSmallestRange(t *testing.T) {
 		if pl.si == nil || pl.si.spec.Name != tc.wantIndex || pl.value != tc.wantValue {
 			t.Errorf("%s + %s: plan walks %v=%q, want %s=%q", tc.labels, tc.fields, pl.si, pl.value, tc.wantIndex, tc.wantValue)
 		}
-	}
-}
-
-// TestInternBounded: an index's interning table returns equal strings, shares one copy per value,
-// does not alias the caller's bytes, and starts over past maxInterned instead of growing.
-func TestInternBounded(t *testing.T) {
-	si := &stateIndex{values: map[string]string{}}
-	buf := []byte("node-7")
-	a := si.intern(string(buf))
-	b := si.intern("node-7")
-	if a != "node-7" || b != a || unsafe.StringData(a) != unsafe.StringData(b) {
-		t.Fatalf("intern: %q %q, not one shared copy", a, b)
-	}
-	view := unsafe.String(unsafe.SliceData(buf), len(buf)) // as extraction's zero-copy values are
-	if c := si.intern(view); unsafe.StringData(c) == unsafe.StringData(view) {
-		t.Fatal("intern kept a view of the caller's bytes")
-	}
-	fresh := []byte("node-8")
-	if c := si.intern(unsafe.String(unsafe.SliceData(fresh), len(fresh))); unsafe.StringData(c) == unsafe.SliceData(fresh) {
-		t.Fatal("a new value is stored as a view of the caller's bytes, keeping them alive")
-	}
-	for i := range maxInterned + 10 {
-		if v := fmt.Sprint("v", i); si.intern(v) != v {
-			t.Fatalf("intern(%q) changed the value", v)
-		}
-	}
-	if len(si.values) > maxInterned {
-		t.Fatalf("table holds %d values, bound %d", len(si.values), maxInterned)
-	}
-	published := &stateIndex{} // published states do not intern: no table, the value as given
-	if v := published.intern("x"); v != "x" {
-		t.Fatal(v)
 	}
 }

@@ -1,9 +1,6 @@
 package watchcache
 
 import (
-	"strings"
-	"unsafe"
-
 	"github.com/google/btree"
 
 	"github.com/watchcache/watchcache/index"
@@ -32,55 +29,7 @@ type state struct {
 type stateIndex struct {
 	spec index.Spec
 	pos  int                   // field position in schema for index.Field; -1 for index.Label
-	idx  *index.Index[*record] // the record only (40-byte entries): every write copies a path of them
-	// values interns the indexed values (the working state's indexes only; nil on published
-	// states). Entries then share one copy per distinct value: a search compares equal values by
-	// pointer, without reading either, and unequal ones from a few hot strings rather than from two
-	// objects' JSON scattered over the heap — the cache misses that dominated index writes.
-	values map[string]string
-	// arena holds the interned copies of short values back to back, so that the values a search
-	// compares are a few dense cache lines (5,000 node names: ≈60 KB) rather than 5,000 small
-	// allocations spread over the heap: a cold indexed page misses less on its way down.
-	arena []byte
-}
-
-// arenaChunk is the size of an interning arena's chunks; values longer than a quarter of it get an
-// allocation of their own. A chunk lives as long as one of its values is indexed.
-const arenaChunk = 16 << 10
-
-// maxInterned bounds an index's interning table (values of a unique field, such as pod IPs, would
-// otherwise accumulate under churn): past it the table starts over, which only loses sharing.
-const maxInterned = 1 << 16
-
-// intern returns the index's shared copy of v.
-func (si *stateIndex) intern(v string) string {
-	if si.values == nil {
-		return v
-	}
-	if s, ok := si.values[v]; ok {
-		return s
-	}
-	if len(si.values) >= maxInterned {
-		clear(si.values)
-	}
-	s := si.copyValue(v) // not a view of one object's JSON, which the table would keep alive
-	si.values[s] = s
-	return s
-}
-
-// copyValue returns a copy of v in the index's arena.
-func (si *stateIndex) copyValue(v string) string {
-	switch {
-	case v == "":
-		return ""
-	case len(v) > arenaChunk/4:
-		return strings.Clone(v)
-	case cap(si.arena)-len(si.arena) < len(v):
-		si.arena = make([]byte, 0, arenaChunk) // the full chunk stays with the values it holds
-	}
-	start := len(si.arena)
-	si.arena = append(si.arena, v...)
-	return unsafe.String(&si.arena[start], len(v))
+	idx  *index.Index[*record] // the record only: 24-byte entries in the value's key tree
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
@@ -137,11 +86,10 @@ func (st *state) put(rec *record) (*record, bool) {
 	for _, si := range st.indexes {
 		nv, nok := si.value(st.schema, rec)
 		if nok {
-			nv = si.intern(nv)
 		}
 		if had {
 			if ov, ook := si.value(st.schema, old.rec); ook && (!nok || ov != nv) {
-				si.idx.Delete(si.intern(ov), rec.key)
+				si.idx.Delete(ov, rec.key)
 			}
 		}
 		if nok {
@@ -162,7 +110,7 @@ func (st *state) remove(key string) (*record, bool) {
 	}
 	for _, si := range st.indexes {
 		if v, ok := si.value(st.schema, old.rec); ok {
-			si.idx.Delete(si.intern(v), key)
+			si.idx.Delete(v, key)
 		}
 	}
 	if st.ns != nil {
@@ -183,10 +131,10 @@ func (st *state) addNS(ns string, d int) {
 
 // addIndex builds an index over the current content of st (O(n log n)).
 func (st *state) addIndex(spec index.Spec, pos int) {
-	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*record](), values: map[string]string{}}
+	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*record]()}
 	st.tree.Ascend(func(it item) bool {
 		if v, ok := si.value(st.schema, it.rec); ok {
-			si.idx.Insert(si.intern(v), it.key, it.rec)
+			si.idx.Insert(v, it.key, it.rec)
 		}
 		return true
 	})
