@@ -194,6 +194,11 @@ func setup(t *testing.T, b backend, o options) *env {
 			Transformer:            tr,
 			ConsistentGetFromCache: o.getFromCache,
 		}
+		if e.prefix != nil {
+			// The suite swaps the prefix transformer only to write a value as another writer would
+			// (UpdatePrefixTransformer): the source keeps reading with the one it swaps back to.
+			cfg.SourceTransformer = storagetesting.NewPrefixTransformer(e.prefix.prefix, false)
+		}
 		a, err := adapter.New(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -133,15 +133,15 @@ var cases = []suiteCase{
 	{name: "GuaranteedUpdateWithSuggestionAndConflict", run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestGuaranteedUpdateWithSuggestionAndConflict(e.ctx, t, e.store)
 	}},
-	{name: "GuaranteedUpdate", opts: options{transformer: prefixed("test!")}, ours: &options{transformer: prefixed("")},
+	{name: "GuaranteedUpdate", opts: options{transformer: prefixed("test!")},
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestGuaranteedUpdate(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix}, noValidation)
 		}},
-	{name: "GuaranteedUpdateChecksStoredData", opts: options{transformer: prefixed("test!")}, ours: &options{transformer: prefixed("")},
+	{name: "GuaranteedUpdateChecksStoredData", opts: options{transformer: prefixed("test!")},
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestGuaranteedUpdateChecksStoredData(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},
-	{name: "TransformationFailure", opts: options{transformer: prefixed("test!")}, ours: &options{transformer: prefixed("")},
+	{name: "TransformationFailure", opts: options{transformer: prefixed("test!")},
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestTransformationFailure(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},
@@ -191,7 +191,7 @@ var cases = []suiteCase{
 	{name: "ListInconsistentContinuation", opts: options{createWrapper: true}, run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestListInconsistentContinuation(e.ctx, t, e.store, e.compact)
 	}},
-	{name: "ListResourceVersionMatch", opts: options{transformer: prefixed("test!")}, ours: &options{transformer: prefixed("")},
+	{name: "ListResourceVersionMatch", opts: options{transformer: prefixed("test!")},
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestListResourceVersionMatch(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},
@@ -219,7 +219,7 @@ var cases = []suiteCase{
 	{name: "DelayedWatchDelivery", run: func(t *testing.T, b backend, e *env) {
 		storagetesting.RunTestDelayedWatchDelivery(e.ctx, t, e.store)
 	}},
-	{name: "WatchError", opts: options{transformer: prefixed("test!")}, ours: &options{transformer: prefixed("")},
+	{name: "WatchError", opts: options{transformer: prefixed("test!")},
 		run: func(t *testing.T, b backend, e *env) {
 			storagetesting.RunTestWatchError(e.ctx, t, &withPrefixTransformer{Interface: e.store, sw: e.prefix})
 		}},
@@ -345,8 +345,9 @@ func (c *failingCodec) Decode(data []byte, defaults *schema.GroupVersionKind, in
 	return c.Codec.Decode(data, defaults, into)
 }
 
-// prefixed makes a swappable PrefixTransformer. The etcd3 tests use the prefix "test!"; ours gets
-// an empty prefix, because the source can read only values that are plain JSON.
+// prefixed makes a swappable PrefixTransformer. The etcd3 tests use the prefix "test!", and so do
+// the caches: ours reads etcd through a PrefixTransformer with the same prefix (the harness passes
+// it as adapter.Config.SourceTransformer).
 func prefixed(prefix string) func() value.Transformer {
 	return func() value.Transformer {
 		return &swappable{cur: storagetesting.NewPrefixTransformer([]byte(prefix), false), prefix: []byte(prefix)}

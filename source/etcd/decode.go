@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,6 +17,19 @@ var (
 	encryptedMagic = []byte("k8s:enc:")
 	cborMagic      = []byte{0xd9, 0xd9, 0xf7} // self-described CBOR tag 55799, the apiserver's CBOR prefix
 )
+
+// read turns the value etcd holds under key into the object the cache keeps: Options.Transform,
+// if set, then decode. A failed transformation is ErrUntransformable.
+func (s *Source) read(ctx context.Context, key, value []byte, rev uint64) ([]byte, error) {
+	if s.opts.Transform != nil {
+		v, err := s.opts.Transform(ctx, string(key), value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUntransformable, err)
+		}
+		value = v
+	}
+	return decode(value, rev)
+}
 
 // decode turns a stored value into the object the cache keeps: the JSON with metadata.resourceVersion
 // set to rev. The apiserver clears resourceVersion before it writes (the mod revision is the version),

@@ -24,6 +24,11 @@
 //
 // Values that are not JSON — protobuf (`k8s\x00`, the apiserver's default), encrypted at rest
 // (`k8s:enc:`), CBOR — cannot be served and are skipped with a logged warning; Stats counts them.
+// Values written through a transformer are read through Options.Transform (the apiserver's
+// TransformFromStorage, keyed by the etcd key) before they are decoded; one it fails on is skipped
+// the same way. Source.Unreadable lists the keys etcd holds that the cache therefore lacks, so that
+// a store can fail a list over them as the apiserver's etcd3 store does instead of silently
+// answering without them; the cache itself keeps serving what it holds.
 //
 // # Consistent reads
 //

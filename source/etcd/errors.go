@@ -9,6 +9,10 @@ var (
 	// encoding), encrypted at rest, CBOR or empty. Such objects are skipped and counted
 	// (Stats.Skipped); the error is only logged.
 	ErrUndecodable = errors.New("etcd: value is not a JSON object")
+	// ErrUntransformable: Options.Transform failed on a value (e.g. it was written with another
+	// encryption key or transformer prefix). Such objects are skipped and counted like undecodable
+	// ones, and listed by Source.Unreadable.
+	ErrUntransformable = errors.New("etcd: value cannot be transformed from storage")
 	// ErrRunning: Add or Run was called on a source that is already running (Run may be called once).
 	ErrRunning = errors.New("etcd: source already running")
 	// ErrNoResources: Run was called before any Add.

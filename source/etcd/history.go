@@ -28,8 +28,9 @@ type etcdHistory struct {
 
 // Range reads [from, end of prefix) at revision rv in pages of Options.PageSize, as the apiserver's
 // etcd path does, and hands each object to fn with its key (the etcd key without root, as the
-// source keys its events) and its mod revision as metadata.resourceVersion. Values that are not
-// JSON objects are skipped and counted, as when listing.
+// source keys its events) and its mod revision as metadata.resourceVersion. Values are read through
+// Options.Transform; those that are not JSON objects, or that it fails on, are skipped and counted,
+// as when listing.
 func (h *etcdHistory) Range(ctx context.Context, rv uint64, from, prefix string, fn func(key string, obj []byte) bool) error {
 	key := h.root + from
 	end := clientv3.GetPrefixRangeEnd(h.root + prefix)
@@ -39,7 +40,7 @@ func (h *etcdHistory) Range(ctx context.Context, rv uint64, from, prefix string,
 			return h.wrap("range", rv, err)
 		}
 		for _, kv := range resp.Kvs {
-			obj, err := decode(kv.Value, uint64(kv.ModRevision))
+			obj, err := h.s.read(ctx, kv.Key, kv.Value, uint64(kv.ModRevision))
 			if err != nil {
 				h.s.stats.skipped.Add(1)
 				h.s.log.Warn("etcd: history: skipping an object", "key", string(kv.Key), "revision", kv.ModRevision, "err", err)

@@ -24,10 +24,11 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 	end := clientv3.GetPrefixRangeEnd(f.prefix)
 	key := f.prefix
 	var (
-		rev     int64
-		objs    []watchcache.Object
-		skipped int
-		pages   int
+		rev        int64
+		objs       []watchcache.Object
+		unreadable map[string]error
+		skipped    int
+		pages      int
 	)
 	for {
 		ops := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(s.opts.PageSize)}
@@ -49,10 +50,14 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 			objs = make([]watchcache.Object, 0, min(resp.Count, 1<<20))
 		}
 		for _, kv := range resp.Kvs {
-			obj, err := decode(kv.Value, uint64(kv.ModRevision))
+			obj, err := s.read(ctx, kv.Key, kv.Value, uint64(kv.ModRevision))
 			if err != nil {
 				skipped++
 				s.skip(f, string(kv.Key), uint64(kv.ModRevision), err)
+				if unreadable == nil {
+					unreadable = make(map[string]error)
+				}
+				unreadable[f.key(kv.Key)] = err
 				continue
 			}
 			objs = append(objs, watchcache.Object{Key: f.key(kv.Key), Raw: obj})
@@ -66,7 +71,7 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 		}
 		key = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
-	if err := s.replace(f, objs, uint64(rev)); err != nil {
+	if err := s.replace(f, objs, unreadable, uint64(rev)); err != nil {
 		return 0, err
 	}
 	s.stats.lists.Add(1)
@@ -78,15 +83,19 @@ func (s *Source) list(ctx context.Context, f *feed) (uint64, error) {
 // (a key that is not /<namespace>/<name> or /<name> for the resource's scope, an object that is not
 // one) fails the whole list. The source then drops the objects the cache would reject — found with
 // the cache's own schema, one parse each, paid only on this rare path — and replaces again, so one
-// bad object cannot keep a resource from loading.
-func (s *Source) replace(f *feed, objs []watchcache.Object, rev uint64) error {
+// bad object cannot keep a resource from loading. unreadable (the keys the list could not read)
+// becomes the feed's set before the cache holds the list, with the dropped objects added to it.
+func (s *Source) replace(f *feed, objs []watchcache.Object, unreadable map[string]error, rev uint64) error {
+	f.resetUnreadable(unreadable)
 	err := f.cache.ReplaceKeyed(objs, rev)
 	if err == nil || errors.Is(err, errStopped) {
 		return wrapReplace(f, rev, err)
 	}
 	f.log.Warn("etcd: cache rejected the list; dropping the objects it cannot hold", "revision", rev, "err", err)
 	kept := acceptable(f.cache, objs, func(o watchcache.Object, why error) {
-		s.skip(f, f.prefix+o.Key[1:], rev, fmt.Errorf("%w: %s", why, truncate(o.Raw, 120)))
+		err := fmt.Errorf("%w: %s", why, truncate(o.Raw, 120))
+		s.skip(f, f.prefix+o.Key[1:], rev, err)
+		f.setUnreadable(o.Key, err)
 	})
 	return wrapReplace(f, rev, f.cache.ReplaceKeyed(kept, rev))
 }

@@ -54,6 +54,15 @@ type Options struct {
 	LogEvery time.Duration
 	// Logger receives the source's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Transform, if set, is applied to every value read from etcd (lists, watch events and their
+	// previous values, History) before it is decoded, with the value's full etcd key
+	// ("/registry/pods/ns/name"): the apiserver's value.Transformer.TransformFromStorage with the key
+	// as authenticated data, for a store written through a transformer (an encryption provider that
+	// yields JSON, a test's prefix). It must return a JSON object, and must not retain or modify
+	// value; it is called from the source's goroutines, concurrently for different resources. A
+	// value it fails on is skipped like an undecodable one (ErrUntransformable) and its key is listed
+	// by Source.Unreadable. nil: values are decoded as stored.
+	Transform func(ctx context.Context, key string, value []byte) ([]byte, error)
 }
 
 func (o Options) withDefaults() Options {
@@ -92,8 +101,8 @@ type Stats struct {
 	Events uint64
 	// Bookmarks is the number of progress notifications applied to a cache.
 	Bookmarks uint64
-	// Skipped is the number of objects left out: values that are not JSON (ErrUndecodable) and
-	// objects or events a cache rejected.
+	// Skipped is the number of objects left out: values that are not JSON (ErrUndecodable) or that
+	// Options.Transform failed on (ErrUntransformable), and objects or events a cache rejected.
 	Skipped uint64
 	// Reconnects is the number of watches re-established after they broke, without a re-list.
 	Reconnects uint64
@@ -111,7 +120,7 @@ type counters struct {
 // Source feeds watch caches from etcd prefixes, one watch per prefix over one client.
 //
 // Concurrency: Add must be called before Run; Run is called once. CurrentResourceVersion,
-// WaitingFor, RequestProgress and Stats are safe for concurrent use at any time. The caches are
+// WaitingFor, RequestProgress, Unreadable and Stats are safe for concurrent use at any time. The caches are
 // written only by Run's goroutines; do not feed them from elsewhere while Run runs.
 type Source struct {
 	client *clientv3.Client
@@ -137,6 +146,11 @@ type feed struct {
 
 	rev     uint64 // last etcd revision applied (event, progress or list); 0: a list is needed
 	skipped int    // objects skipped so far, to rate-limit the warnings
+
+	// unreadable holds the keys etcd holds and the cache does not (unreadable.go). Only the feed's
+	// goroutine writes it, under unreadableMu; other goroutines read it under unreadableMu.
+	unreadableMu sync.RWMutex
+	unreadable   map[string]error
 
 	// notifiedRev is the revision of the last progress notification received, notifiedAt the
 	// number received at it: they tell the progress requester which answers are new.

@@ -111,7 +111,7 @@ func (s *Source) watch(ctx context.Context, f *feed) (progressed bool, err error
 			continue
 		}
 		for _, ev := range wr.Events {
-			if err := s.apply(f, ev); err != nil {
+			if err := s.apply(ctx, f, ev); err != nil {
 				return progressed, err
 			}
 		}
@@ -124,8 +124,9 @@ func (s *Source) watch(ctx context.Context, f *feed) (progressed bool, err error
 
 // apply translates one etcd event into a cache event (see the package doc's table). An event the
 // cache cannot take is skipped and its revision applied as a bookmark, so the cache's clock still
-// reaches it and a consistent read does not wait for a revision that will never come.
-func (s *Source) apply(f *feed, ev *clientv3.Event) error {
+// reaches it and a consistent read does not wait for a revision that will never come. The key's
+// place in the unreadable set (Source.Unreadable) changes before the cache sees the revision.
+func (s *Source) apply(ctx context.Context, f *feed, ev *clientv3.Event) error {
 	rev := uint64(ev.Kv.ModRevision)
 	if rev < f.rev {
 		return nil // already applied: a resumed watch never repeats, but be safe
@@ -134,20 +135,22 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 	var out watchcache.Event
 	switch ev.Type {
 	case clientv3.EventTypePut:
-		obj, err := decode(ev.Kv.Value, rev)
+		obj, err := s.read(ctx, ev.Kv.Key, ev.Kv.Value, rev)
 		if err != nil {
 			s.skip(f, string(ev.Kv.Key), rev, err)
+			f.setUnreadable(key, err)
 			// The new value cannot be served: the object leaves the cache, if the cache held it.
 			if ev.PrevKv == nil {
 				return s.bookmark(f, rev)
 			}
-			prev, perr := decode(ev.PrevKv.Value, rev)
+			prev, perr := s.read(ctx, ev.Kv.Key, ev.PrevKv.Value, rev)
 			if perr != nil {
 				return s.bookmark(f, rev)
 			}
 			out = watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev, Key: key}
 			break
 		}
+		f.setUnreadable(key, nil)
 		out = watchcache.Event{Type: watchcache.Modified, Object: obj, ResourceVersion: rev, Key: key}
 		if ev.IsCreate() {
 			out.Type = watchcache.Added
@@ -156,7 +159,8 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 		if ev.PrevKv == nil {
 			return fmt.Errorf("%w: %s at revision %d", ErrNoPrevKV, ev.Kv.Key, rev)
 		}
-		prev, err := decode(ev.PrevKv.Value, rev)
+		f.setUnreadable(key, nil)
+		prev, err := s.read(ctx, ev.Kv.Key, ev.PrevKv.Value, rev)
 		if err != nil {
 			// Never decodable, so never in the cache: nothing to delete.
 			return s.bookmark(f, rev)
@@ -180,11 +184,15 @@ func (s *Source) apply(f *feed, ev *clientv3.Event) error {
 	}
 	// Rejected by the cache (malformed object, a key that does not fit the resource's scope, two
 	// keys in one transaction): the object is left out, the revision is still reached.
-	s.skip(f, string(ev.Kv.Key), rev, fmt.Errorf("cache rejected %s: %w", out.Type, err))
+	rejected := fmt.Errorf("cache rejected %s: %w", out.Type, err)
+	s.skip(f, string(ev.Kv.Key), rev, rejected)
+	if out.Type != watchcache.Deleted {
+		f.setUnreadable(key, rejected) // etcd holds a value the cache does not
+	}
 	// The key's new value cannot be held, so its previous value must not be served either: it
 	// leaves the cache, as for a value that is not JSON.
 	if out.Type == watchcache.Modified && ev.PrevKv != nil {
-		if prev, perr := decode(ev.PrevKv.Value, rev); perr == nil {
+		if prev, perr := s.read(ctx, ev.Kv.Key, ev.PrevKv.Value, rev); perr == nil {
 			derr := f.cache.Apply(watchcache.Event{Type: watchcache.Deleted, Object: prev, ResourceVersion: rev, Key: key})
 			switch {
 			case derr == nil:

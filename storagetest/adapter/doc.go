@@ -29,6 +29,10 @@
 //   - flow control: Watch signals utilflowcontrol.WatchInitialized once the watch is set up.
 //   - size estimation: the etcd3 store's estimator gets its keys from the cache, as from the
 //     cacher, and the sizes of changed objects through reads the adapter makes (sizes.go).
+//   - unreadable values: the source reads etcd through the store's value transformer and skips a
+//     value it cannot transform; the adapter fails a list whose range holds such a key, and a Get
+//     of it, with the etcd3 store's InternalError, where the cache would answer without it
+//     (source/etcd Source.Unreadable; unreadable.go).
 //
 // Everything here is safe for concurrent use once New has returned.
 package adapter

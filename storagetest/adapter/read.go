@@ -35,7 +35,8 @@ const (
 // resourceVersion "" goes to etcd (the etcd3 store), as does every Get while the cache is not ready
 // (before its first list, during a re-list: KEP 4568); "0" is the cache's latest state, N its
 // state once it has reached N (504 after 3 s if it does not). With Config.ConsistentGetFromCache,
-// "" is the cache's too, as a consistent read.
+// "" is the cache's too, as a consistent read. A key the cache lacks because the source could not read its value through
+// the store's transformer is InternalError, as in the etcd3 store (unreadable.go).
 func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
 	if (opts.ResourceVersion == "" && !s.getFromCache) || s.cache.Ready() != nil {
 		return s.etcd.Get(ctx, key, opts, out)
@@ -53,8 +54,15 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 	raw, rv, err := s.cache.Get(ctx, sc.namespace, sc.name, opts.ResourceVersion)
 	if err != nil {
 		var nf *watchcache.NotFoundError
-		if errors.As(err, &nf) && opts.IgnoreNotFound {
-			return runtime.SetZeroValue(out)
+		if errors.As(err, &nf) {
+			// Missing from the cache because the source could not read it: the etcd3 store's
+			// InternalError, not NotFound.
+			if uerr := s.unreadable(keyRange{prefix: preparedKey}); uerr != nil {
+				return uerr
+			}
+			if opts.IgnoreNotFound {
+				return runtime.SetZeroValue(out)
+			}
 		}
 		return toStorageError(err, preparedKey, rv)
 	}
@@ -68,7 +76,9 @@ func (s *Store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 // (the Kubernetes query parameters); the key becomes a namespace, or a single name for a
 // non-recursive list. The suite's predicates carry GetAttrs functions; the cache evaluates the same
 // selectors on the fields it extracts from the JSON (Config.Fields), so a predicate whose GetAttrs
-// leaves a field out would differ — none of the suite's does for the fields it selects on.
+// leaves a field out would differ — none of the suite's does for the fields it selects on. A range
+// holding a key whose value the store's transformer cannot read fails with InternalError, as in the
+// etcd3 store (unreadable.go).
 func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	preparedKey, err := s.prepareKey(key, opts.Recursive)
 	if err != nil {
@@ -86,6 +96,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	}
 	root := s.cacheRoot(sc)
 	compacted := s.etcd.CompactRevision()
+	span := keyRange{prefix: preparedKey, recursive: opts.Recursive}
 	if opts.Recursive && pred.Continue != "" {
 		start, rv, err := storage.DecodeContinue(pred.Continue, preparedKey)
 		if err != nil {
@@ -95,6 +106,7 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 			// Rule 2.9: the rv -1 token continues at the latest state from the same key.
 			return continueTooOld(start, key)
 		}
+		span.from = start
 		lo.Continue = encodeToken(rv, "/"+strings.TrimPrefix(start, root))
 	} else if rv, ok := exactRV(opts); ok && int64(rv) < compacted {
 		return apierrors.NewResourceExpired(msgListTooOld)
@@ -114,6 +126,13 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 	last, err := s.decodeList(res.Items, listObj)
 	if err != nil {
 		return storage.NewCorruptObjError(preparedKey, err)
+	}
+	if res.Continue != "" && last != nil {
+		// A page read the keys up to its last item; an unreadable key after it fails a later page.
+		span.through = s.objectKey(last.GetNamespace(), last.GetName())
+	}
+	if err := s.unreadable(span); err != nil {
+		return err
 	}
 	var token string
 	if res.Continue != "" && last != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,9 +46,18 @@ type Config struct {
 	// Fields are the selectable fields beyond metadata.name and metadata.namespace, by field
 	// selector name, each with the gjson path of its value (Cache.RegisterField).
 	Fields map[string]string
-	// Transformer is the etcd3 store's value transformer; nil means identity (the cache can serve
-	// only values stored as plain JSON, so a transformer must leave them so).
+	// Transformer is the etcd3 store's value transformer; nil means identity. The source reads
+	// etcd through it too, so the cache holds what the etcd3 store can read (what it yields must be
+	// JSON); a value it fails on fails a list over its key and a Get of it with InternalError, as
+	// in the etcd3 store (unreadable.go).
 	Transformer value.Transformer
+	// SourceTransformer, if set, is what the source reads etcd with instead of Transformer. The
+	// etcd3 store transforms a value on every request, with the transformer of the moment; the
+	// cache reads it once, when its event arrives. A test that swaps the store's transformer for one
+	// write, to store a value as another writer would (the suite's UpdatePrefixTransformer), gives
+	// the source the transformer the store returns to, so that the cache does not read that value
+	// in the moment the swap lasts.
+	SourceTransformer value.Transformer
 	// ConsistentGetFromCache answers a Get with resourceVersion "" from the cache, as a consistent
 	// read (the cache waits until it has seen etcd's current revision). Off by default: such a Get
 	// goes to etcd, as the apiserver's CacheDelegator sends it (rule 6.7), so that an object the
@@ -82,6 +92,8 @@ type Store struct {
 	newListFunc    func() runtime.Object
 	versioner      storage.Versioner
 	resourcePrefix string // "/pods/": the storage key prefix, with its trailing slash
+	resource       string // "pods": the source's resource prefix (Source.Unreadable)
+	etcdPrefix     string // "/registry": what the etcd3 store puts before a storage key
 	namespaced     bool
 	groupResource  schema.GroupResource
 	getFromCache   bool
@@ -128,7 +140,20 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("adapter: etcd3 store: %w", err)
 	}
 
-	src := etcdsource.New(cfg.Client.Client, etcdsource.Options{PathPrefix: cfg.PathPrefix, Logger: logger})
+	readTransformer := transformer
+	if cfg.SourceTransformer != nil {
+		readTransformer = cfg.SourceTransformer
+	}
+	src := etcdsource.New(cfg.Client.Client, etcdsource.Options{
+		PathPrefix: cfg.PathPrefix,
+		Logger:     logger,
+		// The source reads what the etcd3 store would read: every value through the same
+		// transformer, with the etcd key as authenticated data (etcd3: authenticatedDataString).
+		Transform: func(ctx context.Context, key string, v []byte) ([]byte, error) {
+			out, _, err := readTransformer.TransformFromStorage(ctx, v, value.DefaultContext(key))
+			return out, err
+		},
+	})
 	opts := cfg.Cache
 	opts.Resource = watchcache.Resource{Name: cfg.GroupResource.Resource, Group: cfg.GroupResource.Group, Namespaced: cfg.Namespaced}
 	opts.CurrentResourceVersion = src.CurrentResourceVersion
@@ -162,6 +187,8 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		newListFunc:    cfg.NewListFunc,
 		versioner:      versioner,
 		resourcePrefix: "/" + resource + "/",
+		resource:       resource,
+		etcdPrefix:     strings.TrimSuffix(path.Join("/", cfg.PathPrefix), "/"),
 		namespaced:     cfg.Namespaced,
 		groupResource:  cfg.GroupResource,
 		getFromCache:   cfg.ConsistentGetFromCache,
