@@ -145,13 +145,9 @@ func (p *progressRequester) speculate(ctx context.Context) (low uint64) {
 	low = p.lowLocked()
 	send := p.ctx != nil && p.lagging && !p.inFlight
 	if send {
-		p.sentLocked()
 		ctx = metadata.NewOutgoingContext(ctx, p.md)
 	}
-	p.mu.Unlock()
-	if send {
-		p.send(ctx)
-	}
+	p.unlockSend(ctx, send)
 	return low
 }
 
@@ -163,13 +159,9 @@ func (p *progressRequester) want(ctx context.Context, rev, low uint64) {
 	p.lagging = low < rev
 	send := p.wantLocked(rev)
 	if send {
-		p.sentLocked()
 		ctx = metadata.NewOutgoingContext(ctx, p.md)
 	}
-	p.mu.Unlock()
-	if send {
-		p.send(ctx)
-	}
+	p.unlockSend(ctx, send)
 }
 
 // wait registers a read waiting for rev without a context; the request, if one is needed, goes out
@@ -225,13 +217,7 @@ func (p *progressRequester) notified(f *feed, rev uint64) {
 	p.inFlight = false
 	ctx := p.ctx
 	send := ctx != nil && p.target > rev && time.Now().Before(p.deadline) && p.behindLocked(p.target)
-	if send {
-		p.sentLocked()
-	}
-	p.mu.Unlock()
-	if send {
-		p.send(ctx)
-	}
+	p.unlockSend(ctx, send)
 }
 
 // tick runs ProgressInterval after a request: the request is answered or lost; another goes out if
@@ -241,10 +227,17 @@ func (p *progressRequester) tick() {
 	p.inFlight = false
 	ctx := p.ctx
 	send := ctx != nil && p.target > 0 && time.Now().Before(p.deadline) && p.behindLocked(p.target)
+	if !send {
+		p.target = 0
+	}
+	p.unlockSend(ctx, send)
+}
+
+// unlockSend releases p.mu and, if send, sends one request on ctx, marked in flight before the
+// lock is released so that concurrent reads share it.
+func (p *progressRequester) unlockSend(ctx context.Context, send bool) {
 	if send {
 		p.sentLocked()
-	} else {
-		p.target = 0
 	}
 	p.mu.Unlock()
 	if send {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/watchcache/watchcache/internal/testdata"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -87,23 +89,7 @@ func TestConsistentReadSpeculates(t *testing.T) {
 	// An interval far above a read's duration: every request counted was sent for a read, none is a
 	// retry. The old requester, which waited an interval between requests, failed here with 504s.
 	src := New(cli, Options{Logger: testLogger(t), ProgressInterval: 5 * time.Second, ProgressTimeout: 10 * time.Second})
-	pods := podsCache(src, 0)
-	nodes := watchcache.New(watchcache.Options{
-		Resource:               watchcache.Resource{Name: "nodes"},
-		CurrentResourceVersion: src.CurrentResourceVersion,
-	})
-	if err := src.Add("pods", pods); err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Add("minions", nodes); err != nil {
-		t.Fatal(err)
-	}
-	gen := testdata.New(testdata.Config{Pods: 10, Nodes: 5})
-	for i := range 10 {
-		put(t, cli, gen, i, 0)
-	}
-	runSource(t, src, pods, nodes)
-	waitWatching(t, cli, src, 2)
+	pods, gen := podsAndNodes(t, cli, src, 10, 5)
 	ctx := context.Background()
 	writeNode := func(i int) uint64 {
 		t.Helper()
@@ -210,23 +196,7 @@ func BenchmarkConsistentRead(b *testing.B) {
 		b.Run(before, func(b *testing.B) {
 			cli := startEtcd(b)
 			src := New(cli, Options{Logger: slog.New(slog.DiscardHandler)})
-			pods := podsCache(src, 0)
-			nodes := watchcache.New(watchcache.Options{
-				Resource:               watchcache.Resource{Name: "nodes"},
-				CurrentResourceVersion: src.CurrentResourceVersion,
-			})
-			if err := src.Add("pods", pods); err != nil {
-				b.Fatal(err)
-			}
-			if err := src.Add("minions", nodes); err != nil {
-				b.Fatal(err)
-			}
-			gen := testdata.New(testdata.Config{Pods: 100, Nodes: 10})
-			for i := range 100 {
-				put(b, cli, gen, i, 0)
-			}
-			runSource(b, src, pods, nodes)
-			waitWatching(b, cli, src, 2)
+			pods, gen := podsAndNodes(b, cli, src, 100, 10)
 			ctx := context.Background()
 			read := func() {
 				if _, err := pods.List(ctx, watchcache.ListOptions{Limit: 1}); err != nil {
@@ -255,4 +225,29 @@ func BenchmarkConsistentRead(b *testing.B) {
 			b.ReportMetric(float64(src.Stats().ProgressRequests-first)/float64(b.N), "progress/op")
 		})
 	}
+}
+
+// podsAndNodes feeds a pods cache and a nodes cache from src (both with src's consistent-read
+// callback), writes n generated pods, runs src and waits until both feeds watch. It returns the
+// pods cache and the generator of the pods and of nodes (nodes of them).
+func podsAndNodes(t testing.TB, cli *clientv3.Client, src *Source, n, nodes int) (*watchcache.Cache, *testdata.Generator) {
+	t.Helper()
+	pods := podsCache(src, 0)
+	nodeCache := watchcache.New(watchcache.Options{
+		Resource:               watchcache.Resource{Name: "nodes"},
+		CurrentResourceVersion: src.CurrentResourceVersion,
+	})
+	if err := src.Add("pods", pods); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Add("minions", nodeCache); err != nil {
+		t.Fatal(err)
+	}
+	gen := testdata.New(testdata.Config{Pods: n, Nodes: nodes})
+	for i := range n {
+		put(t, cli, gen, i, 0)
+	}
+	runSource(t, src, pods, nodeCache)
+	waitWatching(t, cli, src, 2)
+	return pods, gen
 }
