@@ -120,6 +120,9 @@ key: // an object key is expected at b[i:] (after whitespace), then ':' and a va
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
+		if b[i] > ' ' { // compact JSON: the usual case, in one comparison
+			return i
+		}
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
