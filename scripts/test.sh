@@ -34,14 +34,23 @@ fi
 st_elapsed=$(( $(date +%s) - st_start ))
 
 fuzztime=${FUZZTIME:-10s}
+fuzz_failed=""
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzz targets, $fuzztime each"
-  go list -f '{{.Dir}} {{.ImportPath}}' ./... | while read -r dir pkg; do
+  fuzz_log=$(mktemp)
+  while read -r dir pkg; do
     for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
       echo "-- $pkg $target"
-      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tail -2
+      if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >"$fuzz_log" 2>&1; then
+        tail -2 "$fuzz_log"
+      else
+        # The whole failure: the failing input, where it was written, or why the engine stopped.
+        grep -v '^fuzz: elapsed' "$fuzz_log" | tail -40
+        fuzz_failed="$fuzz_failed $pkg.$target"
+      fi
     done
-  done
+  done < <(go list -f '{{.Dir}} {{.ImportPath}}' ./...)
+  rm -f "$fuzz_log"
 fi
 echo "== summary"
 grep -E '^(ok|FAIL|---|panic)' /tmp/watchcache-test.log | sed 's/^/  /'
@@ -57,5 +66,9 @@ if [ "$storagetest" != "0" ]; then
   fi
   grep -E '^(- |unexpected:|run.sh:)' /tmp/watchcache-storagetest.log | sed 's/^/    /' || true
 fi
+for f in $fuzz_failed; do
+  echo "  FAIL	fuzz ${f} (output above)"
+  failed=1
+done
 if [ "$failed" = 1 ]; then echo "TESTS FAILED"; exit 1; fi
 echo "ALL TESTS PASSED"
