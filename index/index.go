@@ -2,6 +2,8 @@ package index
 
 import (
 	"iter"
+	"slices"
+	"sort"
 	"strings"
 	"unsafe"
 
@@ -12,10 +14,10 @@ import (
 // of keys. Every write after a snapshot clone copies the nodes on its path, so the node size sets
 // the cost of a write, and the depth the cost of a seek.
 //
-// Memory per entry (pointer items, 100k entries): ≈56 B when values have ≈20 keys each (node
-// names), ≈100 B for a unique value per key, ≈135 B when values have two keys each (a tree per
-// value); the single B-tree of (value, key) entries this replaced took 50–80 B in every case, and
-// was 20–25% slower to seek and to write (watchcache BenchmarkIndexedPage, BenchmarkApply).
+// Memory per entry (pointer items, 100k entries): ≈57 B when values have ≈20 keys each (node
+// names), ≈59 B with four keys each, ≈95 B with two, ≈100 B for a unique value per key; the single
+// B-tree of (value, key) entries this replaced took 50–80 B in every case, and was 20–25% slower to
+// seek and to write (watchcache BenchmarkIndexedPage, BenchmarkApply).
 const Degree = 16
 
 // Kind says what an index is keyed on.
@@ -53,8 +55,8 @@ type Entry[T any] struct {
 
 // Index is a set of (value, key) entries in two levels: a directory of the distinct values (a
 // B-tree ordered by value), each with its keys — inline when there is one (a unique field such as
-// a pod IP costs one directory entry per object), otherwise in a B-tree of (key, item) of its own,
-// ordered by key. A lookup seeks the value in the directory — a few thousand values for a node
+// a pod IP costs one directory entry per object), in a sorted slice up to maxSmall, otherwise in a
+// B-tree of (key, item) of its own, ordered by key. A lookup seeks the value in the directory — a few thousand values for a node
 // name, small enough to stay in the CPU cache, where one B-tree of every entry would be a cold
 // 4 MiB for 100k objects — and then ranges over that value's keys from any key. Entries do not
 // repeat the value (24 bytes for a pointer item), which makes the copies of a write smaller too.
@@ -86,10 +88,95 @@ type bucket[T any] struct {
 	one   *keyed[T] // immutable: shared with clones
 }
 
-// keyTree is the keys of one value, and the write mark of the Index that may write it in place.
+// keyTree is the keys of one value that has several: up to maxSmall in a sorted slice (small), more
+// in a B-tree (t, when small is nil) — a B-tree for a handful of keys costs ≈100 bytes a key — and
+// the write mark of the Index that may write it in place.
 type keyTree[T any] struct {
-	t   btree.BTreeG[keyed[T]]
-	own *owner
+	small []keyed[T]
+	t     btree.BTreeG[keyed[T]]
+	own   *owner
+}
+
+// maxSmall is the most keys a keyTree keeps in a slice; it turns back into one at maxSmall/2.
+const maxSmall = 8
+
+// len is the number of keys.
+func (kt *keyTree[T]) len() int {
+	if kt.small != nil {
+		return len(kt.small)
+	}
+	return kt.t.Len()
+}
+
+// find returns the position of the first key ≥ key in small, and whether it is key.
+func (kt *keyTree[T]) find(key string) (int, bool) {
+	i := sort.Search(len(kt.small), func(i int) bool { return kt.small[i].key >= key })
+	return i, i < len(kt.small) && kt.small[i].key == key
+}
+
+// has reports whether key is one of the keys.
+func (kt *keyTree[T]) has(key string) bool {
+	if kt.small != nil {
+		_, ok := kt.find(key)
+		return ok
+	}
+	return kt.t.Has(keyed[T]{key: key})
+}
+
+// put adds or replaces e (kt must be writable) and reports whether it replaced a key.
+func (kt *keyTree[T]) put(e keyed[T], free *btree.FreeListG[keyed[T]]) bool {
+	if kt.small == nil {
+		_, replaced := kt.t.ReplaceOrInsert(e)
+		return replaced
+	}
+	i, ok := kt.find(e.key)
+	switch {
+	case ok:
+		kt.small[i] = e
+		return true
+	case len(kt.small) < maxSmall:
+		kt.small = slices.Insert(kt.small, i, e)
+		return false
+	}
+	kt.t = *btree.NewWithFreeListG(Degree, keyedLess[T], free)
+	for _, k := range kt.small {
+		kt.t.ReplaceOrInsert(k)
+	}
+	kt.small = nil
+	kt.t.ReplaceOrInsert(e)
+	return false
+}
+
+// remove deletes key, present (kt must be writable).
+func (kt *keyTree[T]) remove(key string) {
+	if kt.small != nil {
+		i, _ := kt.find(key)
+		kt.small = slices.Delete(kt.small, i, i+1)
+		return
+	}
+	kt.t.Delete(keyed[T]{key: key})
+	if kt.t.Len() <= maxSmall/2 {
+		kt.small = make([]keyed[T], 0, maxSmall)
+		kt.t.Ascend(func(e keyed[T]) bool {
+			kt.small = append(kt.small, e)
+			return true
+		})
+		kt.t = btree.BTreeG[keyed[T]]{}
+	}
+}
+
+// ascend yields the keys ≥ from in order until yield returns false.
+func (kt *keyTree[T]) ascend(from string, yield func(keyed[T]) bool) {
+	if kt.small == nil {
+		kt.t.AscendGreaterOrEqual(keyed[T]{key: from}, yield)
+		return
+	}
+	i, _ := kt.find(from)
+	for _, e := range kt.small[i:] {
+		if !yield(e) {
+			return
+		}
+	}
 }
 
 type keyed[T any] struct {
@@ -129,15 +216,15 @@ func (x *Index[T]) Insert(value, key string, item T) {
 	case b.one != nil && b.one.key == key:
 		b.one = &keyed[T]{key: key, item: item}
 		x.dir.ReplaceOrInsert(b)
-	case b.one != nil: // a second key: the value gets a tree
-		kt := &keyTree[T]{t: *btree.NewWithFreeListG(Degree, keyedLess[T], x.free), own: x.own}
-		kt.t.ReplaceOrInsert(*b.one)
-		kt.t.ReplaceOrInsert(e)
+	case b.one != nil: // a second key: the value gets a keyTree
+		kt := &keyTree[T]{small: make([]keyed[T], 1, 2), own: x.own}
+		kt.small[0] = *b.one
+		kt.put(e, x.free)
 		b.keys, b.one = kt, nil
 		x.dir.ReplaceOrInsert(b)
 		x.n++
 	default:
-		if _, replaced := x.writable(b).t.ReplaceOrInsert(e); !replaced {
+		if !x.writable(b).put(e, x.free) {
 			x.n++
 		}
 	}
@@ -154,13 +241,13 @@ func (x *Index[T]) Delete(value, key string) bool {
 			return false
 		}
 		x.dir.Delete(b)
-	case !b.keys.t.Has(keyed[T]{key: key}):
+	case !b.keys.has(key):
 		return false
 	default:
 		kt := x.writable(b)
-		kt.t.Delete(keyed[T]{key: key})
-		if kt.t.Len() == 1 { // back to one key: a tree per value costs ≈150 bytes more
-			last, _ := kt.t.Min()
+		kt.remove(key)
+		if kt.len() == 1 { // back to one key, inline
+			last := kt.small[0]
 			b.keys, b.one = nil, &last
 			x.dir.ReplaceOrInsert(b)
 		}
@@ -177,10 +264,16 @@ func (x *Index[T]) writable(b bucket[T]) *keyTree[T] {
 	}
 	// Clone writes to the header it is called on: clone a copy of the shared header, never the
 	// header a published clone holds.
-	shared := b.keys.t
-	b.keys = &keyTree[T]{t: *shared.Clone(), own: x.own}
+	kt := &keyTree[T]{own: x.own}
+	if b.keys.small != nil {
+		kt.small = slices.Grow(slices.Clone(b.keys.small), 1)
+	} else {
+		shared := b.keys.t
+		kt.t = *shared.Clone()
+	}
+	b.keys = kt
 	x.dir.ReplaceOrInsert(b)
-	return b.keys
+	return kt
 }
 
 // arenaChunk is the size of the value arena's chunks; values longer than a quarter of it get an
@@ -216,7 +309,7 @@ func (x *Index[T]) Ascend(value, fromKey string) iter.Seq[Entry[T]] {
 				yield(Entry[T]{Value: b.value, Key: b.one.key, Item: b.one.item})
 			}
 		default:
-			b.keys.t.AscendGreaterOrEqual(keyed[T]{key: fromKey}, func(e keyed[T]) bool {
+			b.keys.ascend(fromKey, func(e keyed[T]) bool {
 				return yield(Entry[T]{Value: b.value, Key: e.key, Item: e.item})
 			})
 		}
@@ -233,7 +326,7 @@ func (x *Index[T]) Count(value string, max int) int {
 	case b.one != nil:
 		n = 1
 	default:
-		n = b.keys.t.Len()
+		n = b.keys.len()
 	}
 	if max > 0 && n > max {
 		return max
