@@ -51,21 +51,7 @@ func TestRejectedEventsLeaveStateUnchanged(t *testing.T) {
 		{"labels not strings", Event{Type: Added, Object: []byte(`{"metadata":{"name":"x","namespace":"ns-0","labels":{"a":1}}}`), ResourceVersion: 200}, ErrMalformedObject},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := c.Apply(tt.ev)
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("Apply = %v, want %v", err, tt.want)
-			}
-			if st := ToStatus(err).ErrStatus; st.Code != 400 {
-				t.Fatalf("status code %d, want 400", st.Code)
-			}
-			if after := snapshotBytes(t, c); !bytes.Equal(before, after) {
-				t.Fatalf("state changed after a rejected event")
-			}
-			if c.ResourceVersion() != 110 {
-				t.Fatalf("RV moved to %d", c.ResourceVersion())
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { applyRejected(t, c, tt.ev, tt.want, before, 110) })
 	}
 	// A re-list with a bad object changes nothing either.
 	if err := c.Replace([][]byte{pod("ns-0", "a", "", "", 1), []byte("{")}, 500); !errors.Is(err, ErrMalformedObject) {
@@ -283,5 +269,21 @@ func TestGetNotFoundNamesGroup(t *testing.T) {
 	st := ToStatus(err).ErrStatus
 	if st.Code != 404 || st.Message != `widgets.example.com "x" not found` || st.Details.Group != "example.com" {
 		t.Fatalf("status = %d %q %+v", st.Code, st.Message, st.Details)
+	}
+}
+
+// applyRejected applies ev, which c must refuse with want and a 400, leaving every List answer
+// byte-identical to before and the cache at rv.
+func applyRejected(t *testing.T, c *Cache, ev Event, want error, before []byte, rv uint64) {
+	t.Helper()
+	err := c.Apply(ev)
+	if !errors.Is(err, want) {
+		t.Fatalf("Apply = %v, want %v", err, want)
+	}
+	if st := ToStatus(err).ErrStatus; st.Code != 400 {
+		t.Fatalf("status code %d, want 400", st.Code)
+	}
+	if after := snapshotBytes(t, c); !bytes.Equal(before, after) || c.ResourceVersion() != rv {
+		t.Fatalf("state changed after a rejected event: RV %d (want %d)\n%s", c.ResourceVersion(), rv, after)
 	}
 }

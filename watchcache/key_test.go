@@ -307,18 +307,7 @@ func TestKeyedRejected(t *testing.T) {
 				}{"namespaced key", Event{Type: Added, Object: bare("y", "1"), ResourceVersion: 11, Key: "/ns/y"}, ErrInvalidKey})
 			}
 			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					err := c.Apply(tt.ev)
-					if !errors.Is(err, tt.want) {
-						t.Fatalf("Apply = %v, want %v", err, tt.want)
-					}
-					if st := ToStatus(err).ErrStatus; st.Code != 400 {
-						t.Fatalf("status code %d, want 400", st.Code)
-					}
-					if after := snapshotBytes(t, c); !bytes.Equal(before, after) || c.ResourceVersion() != 10 {
-						t.Fatalf("state changed after a rejected event: RV %d\n%s", c.ResourceVersion(), after)
-					}
-				})
+				t.Run(tt.name, func(t *testing.T) { applyRejected(t, c, tt.ev, tt.want, before, 10) })
 			}
 			for _, objs := range [][]Object{
 				{{Key: good, Raw: bare("x", "1")}, {Key: good + "/", Raw: bare("y", "1")}},
