@@ -1,7 +1,7 @@
 // Package index holds ordered secondary indexes over a key-ordered store.
 //
-// An Index is a set of (value, key) entries: a directory of the distinct values, each with a
-// B-tree of its keys. An exact-match requirement on the indexed value (a field selector `f=v`, a
+// An Index is a set of (value, key) entries: a directory of the distinct values, each with its
+// keys in key order (one inline, a few in a sorted slice, more in a B-tree of their own). An exact-match requirement on the indexed value (a field selector `f=v`, a
 // label selector `k=v`) becomes a range scan of v's keys from startKey: results come out in key
 // order, so a page that starts at any continue key costs O(log n + page) instead of a scan of the
 // whole store, and counting a value's entries (to pick the most selective index) costs one seek.
