@@ -36,8 +36,8 @@ type Object struct {
 // the schema needs (metadata, and spec/status for pods), skipping every other value at the speed of
 // the syntax check (BenchmarkExtract: ≈2× faster than validating, then walking with gjson, which
 // BenchmarkReferenceExtract measures). It allocates the Fields slice and, when there are labels,
-// the Labels slice — nothing else, unless strings need unescaping or a registered path uses a gjson feature that builds its result (e.g.
-// `#.name`).
+// the Labels slice — nothing else, unless strings need unescaping or a registered path uses a
+// gjson feature that builds its result (e.g. `#.name`).
 //
 // Errors wrap ErrMalformed: invalid JSON; top level not an object; metadata missing or not an
 // object; metadata.name missing, empty or not a string; metadata.labels not an object of string
