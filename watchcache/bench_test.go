@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -196,6 +197,26 @@ func BenchmarkIndexedFieldAndLabel(b *testing.B) {
 func BenchmarkIndexedContinueOld(b *testing.B) {
 	tok := oldToken(b, ListOptions{Limit: 5, FieldSelector: "spec.nodeName=node-7"})
 	benchList(b, ListOptions{Limit: 500, Continue: tok, FieldSelector: "spec.nodeName=node-7"}, -1)
+}
+
+// BenchmarkExactUnpublished: the worst Exact read of an RV Apply never published — one
+// publishEvery/2 events from the published states on either side, so the read rebuilds its state by
+// redoing or undoing that many events (Cache.stateAt). Limit 1: the figure is the rebuild, not the page.
+func BenchmarkExactUnpublished(b *testing.B) {
+	f := loadBench(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		f.c.current() // publish: the next events are unpublished
+		f.applyChurn(publishEvery / 2)
+		rv := f.rv
+		f.applyChurn(publishEvery/2 - 1) // the read publishes the state after these
+		b.StartTimer()
+		if _, err := f.c.List(ctx, ListOptions{ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: MatchExact, Limit: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // rareSelector matches about 1% of the generated pods (picked from the data at setup).

@@ -164,13 +164,14 @@ func TestApplyPublishesInBatches(t *testing.T) {
 	if published != 4 {
 		t.Fatalf("%d published states after %d events, want 4", published, 4*publishEvery)
 	}
-	mustApply(t, c, Added, pod("ns0", "late", "n0", "", 1000), 1000)
+	late := uint64(10 + 4*publishEvery + 1)
+	mustApply(t, c, Added, pod("ns0", "late", "n0", "", late), late)
 	if !c.dirty.Load() {
-		t.Fatal("state at 1000 published by Apply, want lazily")
+		t.Fatalf("state at %d published by Apply, want lazily", late)
 	}
 	res := mustList(t, c, ListOptions{ResourceVersion: "0"})
-	if res.ResourceVersion != 1000 || c.dirty.Load() {
-		t.Fatalf("latest read answered at %d (dirty %v), want 1000 and published", res.ResourceVersion, c.dirty.Load())
+	if res.ResourceVersion != late || c.dirty.Load() {
+		t.Fatalf("latest read answered at %d (dirty %v), want %d and published", res.ResourceVersion, c.dirty.Load(), late)
 	}
 }
 
