@@ -165,20 +165,6 @@ func (kt *keyTree[T]) remove(key string) {
 	}
 }
 
-// ascend yields the keys ≥ from in order until yield returns false.
-func (kt *keyTree[T]) ascend(from string, yield func(keyed[T]) bool) {
-	if kt.small == nil {
-		kt.t.AscendGreaterOrEqual(keyed[T]{key: from}, yield)
-		return
-	}
-	i, _ := kt.find(from)
-	for _, e := range kt.small[i:] {
-		if !yield(e) {
-			return
-		}
-	}
-}
-
 type keyed[T any] struct {
 	key  string
 	item T
@@ -301,33 +287,68 @@ func (x *Index[T]) copyValue(v string) string {
 // Cost: a seek in the directory and one in the value's keys, then O(1) per entry.
 func (x *Index[T]) Ascend(value, fromKey string) iter.Seq[Entry[T]] {
 	return func(yield func(Entry[T]) bool) {
-		b, ok := x.dir.Get(bucket[T]{value: value})
-		switch {
-		case !ok:
-		case b.one != nil:
-			if b.one.key >= fromKey {
-				yield(Entry[T]{Value: b.value, Key: b.one.key, Item: b.one.item})
-			}
-		default:
-			b.keys.ascend(fromKey, func(e keyed[T]) bool {
-				return yield(Entry[T]{Value: b.value, Key: e.key, Item: e.item})
-			})
+		x.AscendKeys(value, fromKey, func(key string, item T) bool {
+			return yield(Entry[T]{Value: value, Key: key, Item: item})
+		})
+	}
+}
+
+// AscendKeys is Ascend for the hot path: it calls yield with each key ≥ fromKey of value and its
+// item, in key order, until yield returns false, without building an Entry per key.
+func (x *Index[T]) AscendKeys(value, fromKey string, yield func(key string, item T) bool) {
+	x.Lookup(value).Ascend(fromKey, yield)
+}
+
+// Keys is one value's keys as found by Lookup: a handle on the Index's content at that time,
+// valid while the Index is not written (a clone handed to readers never is).
+type Keys[T any] struct {
+	b bucket[T]
+}
+
+// Lookup seeks value in the directory once; the result counts and ranges its keys without
+// seeking again.
+func (x *Index[T]) Lookup(value string) Keys[T] {
+	b, _ := x.dir.Get(bucket[T]{value: value})
+	return Keys[T]{b}
+}
+
+// Len is the number of keys: O(1).
+func (k Keys[T]) Len() int {
+	switch {
+	case k.b.one != nil:
+		return 1
+	case k.b.keys != nil:
+		return k.b.keys.len()
+	}
+	return 0
+}
+
+// Ascend calls yield with each key ≥ fromKey and its item, in key order, until yield returns false.
+func (k Keys[T]) Ascend(fromKey string, yield func(key string, item T) bool) {
+	switch b := k.b; {
+	case b.one != nil:
+		if b.one.key >= fromKey {
+			yield(b.one.key, b.one.item)
 		}
+	case b.keys == nil:
+	case b.keys.small != nil:
+		i, _ := b.keys.find(fromKey)
+		for _, e := range b.keys.small[i:] {
+			if !yield(e.key, e.item) {
+				return
+			}
+		}
+	default:
+		b.keys.t.AscendGreaterOrEqual(keyed[T]{key: fromKey}, func(e keyed[T]) bool {
+			return yield(e.key, e.item)
+		})
 	}
 }
 
 // Count returns the number of entries with the value, at most max when max > 0. It costs one
 // directory seek, whatever the count.
 func (x *Index[T]) Count(value string, max int) int {
-	b, ok := x.dir.Get(bucket[T]{value: value})
-	n := 0
-	switch {
-	case !ok:
-	case b.one != nil:
-		n = 1
-	default:
-		n = b.keys.len()
-	}
+	n := x.Lookup(value).Len()
 	if max > 0 && n > max {
 		return max
 	}

@@ -7,17 +7,14 @@ import (
 	"github.com/watchcache/watchcache/selection"
 )
 
-// probeCap bounds how many index entries the planner counts per candidate when choosing between
-// several usable indexes: enough to tell a 20-key value from a 5,000-key one, cheap (≈1 µs) either way.
-const probeCap = 256
-
 // plan says how to walk one state for one query.
 type plan struct {
 	prefix string // list root, ends in "/": "/" or "/<namespace>/"
 	start  string // absolute key to start at (≥ prefix)
 	only   string // when set, the only key that can match (metadata.name narrowing, rule 4.6)
 	si     *stateIndex
-	value  string // indexed value when si != nil
+	value  string              // indexed value when si != nil
+	keys   index.Keys[*record] // value's keys in si (one directory seek, shared by count and walk)
 	// covers says the index range itself is the whole selector of its kind (a lone `f=v` or `k=v`
 	// the index serves): every entry of the range matches it, so the filter can skip it.
 	covers bool
@@ -67,16 +64,13 @@ func makePlan(st *state, prefix, start string, namespaced bool, l selection.Labe
 			cands = append(cands, candidate{si, t.Value})
 		}
 	}
-	// Each count stops at the best so far: only a smaller range can win, so a 20-key node range
-	// found first keeps a 20,000-key label value from costing more than 20 steps.
-	best := probeCap + 1
+	// Each candidate costs one directory seek; its count is O(1). The smallest range wins, and
+	// its lookup is kept for the walk.
+	best := 0
 	for _, c := range cands {
-		if len(cands) == 1 {
-			pl.si, pl.value = c.si, c.value
-			break
-		}
-		if n := c.si.idx.Count(c.value, best); pl.si == nil || n < best {
-			pl.si, pl.value, best = c.si, c.value, n
+		keys := c.si.idx.Lookup(c.value)
+		if n := keys.Len(); pl.si == nil || n < best {
+			pl.si, pl.value, pl.keys, best = c.si, c.value, keys, n
 		}
 	}
 	if pl.si != nil {
@@ -119,11 +113,9 @@ func (pl *plan) inRange(key string) bool {
 // walk yields the items of the plan's range from its start key, in key order, until yield returns false.
 func (st *state) walk(pl plan, yield func(item) bool) {
 	if pl.si != nil {
-		for e := range pl.si.idx.Ascend(pl.value, pl.start) {
-			if !pl.inRange(e.Key) || !yield(item{key: e.Key, rec: e.Item, ls: e.Item.ls}) {
-				return
-			}
-		}
+		pl.keys.Ascend(pl.start, func(key string, rec *record) bool {
+			return pl.inRange(key) && yield(item{key: key, rec: rec, ls: rec.ls})
+		})
 		return
 	}
 	st.tree.AscendGreaterOrEqual(item{key: pl.start}, func(it item) bool {
@@ -157,10 +149,20 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 }
 
 // collectCap sizes a page's result: a key scan without a selector fills its page (or the whole
-// range), so it gets its final size at once; a selector or an index range may return few items,
-// and a 20-item indexed page must not pay for 500 slots, so those start small and grow.
+// range), so it gets its final size at once; an index range holds at most its value's entries (an
+// O(1) count after a directory seek: cheaper than growing the slice for a 20-item page); a
+// filtered scan may return few items, and must not pay for 500 slots, so it starts small and grows.
 func collectCap(st *state, pl plan, pred *predicate, limit int64) int {
-	if pl.si != nil || pl.only != "" || !pred.empty() {
+	switch {
+	case pl.si != nil:
+		n := pl.keys.Len()
+		if limit > 0 {
+			n = min(n, int(limit))
+		}
+		return n
+	case pl.only != "":
+		return 1
+	case !pred.empty():
 		return 16
 	}
 	n := st.tree.Len()
