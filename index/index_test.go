@@ -146,9 +146,10 @@ func BenchmarkAscendPage(b *testing.B) {
 // whichever side is written afterwards (the original, or a clone that becomes the writer), and
 // every value's keys, counts and Len agree with a map model at each snapshot.
 func TestClonesAgainstModel(t *testing.T) {
-	// 12 values: ≈8 keys each, crossing between a key slice and a B-tree (maxSmall); 30: 2–5 keys
-	// in a slice; 150: most have one or two keys, inline or in a slice.
-	for _, values := range []int{12, 30, 150} {
+	// 2 and 3 values: ≈33 and ≈22 keys each, crossing between a key slice and a B-tree (up at
+	// maxSmall, back at maxSmall/2); 12 and 30: 2–8 keys in a slice; 150: most have one or two
+	// keys, inline or in a slice.
+	for _, values := range []int{2, 3, 12, 30, 150} {
 		t.Run(fmt.Sprint(values, " values"), func(t *testing.T) { clonesAgainstModel(t, values) })
 	}
 }
