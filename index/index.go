@@ -113,6 +113,9 @@ func (kt *keyTree[T]) len() int {
 
 // find returns the position of the first key ≥ key in small, and whether it is key.
 func (kt *keyTree[T]) find(key string) (int, bool) {
+	if len(kt.small) > 0 && key < kt.small[0].key {
+		return 0, false // a first page (key "") or a range starting before the value's keys
+	}
 	i := sort.Search(len(kt.small), func(i int) bool { return kt.small[i].key >= key })
 	return i, i < len(kt.small) && kt.small[i].key == key
 }
