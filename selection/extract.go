@@ -47,7 +47,14 @@ type Object struct {
 // repeated metadata.labels replaces the earlier one and a repeated metadata is refused.
 //
 // Extract is safe for concurrent use. raw must not be modified afterwards (see Object).
-func (s *Schema) Extract(raw []byte) (Object, error) {
+func (s *Schema) Extract(raw []byte) (Object, error) { return s.ExtractKnownLabels(raw, nil) }
+
+// ExtractKnownLabels is Extract for a caller that keeps the label sets it has seen by the JSON text
+// of metadata.labels (an interning table): when known reports that text as seen before, the labels
+// are not read again — they were valid then, and the same text reads the same — and the Object has
+// LabelsRaw without Labels (ReadLabels reads them from LabelsRaw). known is called at most once,
+// with the text of the labels object when it is not "{}"; nil means nothing is known.
+func (s *Schema) ExtractKnownLabels(raw []byte, known func(labelsRaw string) bool) (Object, error) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		if !validJSON(raw) {
@@ -73,11 +80,11 @@ func (s *Schema) Extract(raw []byte) (Object, error) {
 	if x.err != nil {
 		return Object{}, x.err
 	}
-	return s.finish(&x)
+	return s.finish(&x, known)
 }
 
 // finish checks what the pass found and derives the fields computed from several values.
-func (s *Schema) finish(x *extractor) (Object, error) {
+func (s *Schema) finish(x *extractor, known func(string) bool) (Object, error) {
 	switch {
 	case !x.sawMeta:
 		return Object{}, malformed("metadata is missing")
@@ -108,6 +115,10 @@ func (s *Schema) finish(x *extractor) (Object, error) {
 	}
 	x.o.Fields = x.fields
 	if x.labels.IsObject() {
+		if known != nil && x.labels.Raw != "{}" && known(x.labels.Raw) {
+			x.o.LabelsRaw = x.labels.Raw
+			return x.o, nil
+		}
 		var err error
 		if x.o.Labels, err = readLabels(x.labels); err != nil {
 			return Object{}, err
@@ -315,6 +326,16 @@ func (x *extractor) setLabels(v gjson.Result) {
 // labels object every key and every value is a string, so the unescaped quotes number four per
 // label; counting quotes (a vectorised byte count) sizes the slice without a second ForEach.
 // Escaped quotes only make the estimate larger.
+// ReadLabels reads the JSON text of a labels object (Object.LabelsRaw) into sorted labels, with
+// the errors Extract gives for metadata.labels.
+func ReadLabels(raw string) (Labels, error) {
+	v := gjson.Parse(raw)
+	if !v.IsObject() {
+		return nil, malformed("metadata.labels is not an object")
+	}
+	return readLabels(v)
+}
+
 func readLabels(v gjson.Result) (Labels, error) {
 	n := strings.Count(v.Raw, `"`) / 4
 	if n == 0 {

@@ -29,7 +29,7 @@ func (s *Schema) referenceExtract(raw []byte) (Object, error) {
 	if x.err != nil {
 		return Object{}, x.err
 	}
-	return s.finish(&x)
+	return s.finish(&x, nil)
 }
 
 // referenceVisit applies n's acts to v, then descends into v's keys that n has nodes for.

@@ -160,7 +160,44 @@ func TestExtractLabels(t *testing.T) {
 			if !reflect.DeepEqual(o.Labels, tt.want) || o.LabelsRaw != tt.raw {
 				t.Errorf("Labels = %#v, LabelsRaw = %q", o.Labels, o.LabelsRaw)
 			}
+			if tt.raw != "" {
+				// ReadLabels reads LabelsRaw as Extract read the labels.
+				if got, err := ReadLabels(tt.raw); err != nil || !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("ReadLabels(%q) = %#v, %v", tt.raw, got, err)
+				}
+			}
+			// With the text known, the labels are not read: LabelsRaw alone, the same text.
+			var asked []string
+			known := func(s string) bool { asked = append(asked, s); return true }
+			o, err = NewSchema(true).ExtractKnownLabels([]byte(raw), known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Labels != nil || o.LabelsRaw != tt.raw {
+				t.Errorf("known: Labels = %#v, LabelsRaw = %q; want none and %q", o.Labels, o.LabelsRaw, tt.raw)
+			}
+			if want := []string(nil); tt.raw != "" {
+				want = []string{tt.raw}
+				if !reflect.DeepEqual(asked, want) {
+					t.Errorf("known asked %q, want %q", asked, want)
+				}
+			} else if len(asked) > 0 {
+				t.Errorf("known asked %q for no labels", asked)
+			}
+			// Unknown text: read as by Extract.
+			o, err = NewSchema(true).ExtractKnownLabels([]byte(raw), func(string) bool { return false })
+			if err != nil || !reflect.DeepEqual(o.Labels, tt.want) || o.LabelsRaw != tt.raw {
+				t.Errorf("unknown: Labels = %#v, LabelsRaw = %q, %v", o.Labels, o.LabelsRaw, err)
+			}
 		})
+	}
+	// Invalid labels are refused by ReadLabels as by Extract.
+	for _, bad := range []string{`["a"]`, `{"a":1}`, `"a=b"`} {
+		_, err := ReadLabels(bad)
+		_, xerr := NewSchema(true).Extract([]byte(`{"metadata":{"name":"p","labels":` + bad + `}}`))
+		if err == nil || xerr == nil || err.Error() != xerr.Error() {
+			t.Errorf("ReadLabels(%s) = %v; Extract: %v", bad, err, xerr)
+		}
 	}
 	// More labels than the stack buffer holds, in reverse order.
 	var b strings.Builder

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"sync"
 	"testing"
 
 	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/selection"
 )
 
 // snapshotBytes renders everything a reader can observe: a full list and its RV.
@@ -285,5 +287,45 @@ func applyRejected(t *testing.T, c *Cache, ev Event, want error, before []byte, 
 	}
 	if after := snapshotBytes(t, c); !bytes.Equal(before, after) || c.ResourceVersion() != rv {
 		t.Fatalf("state changed after a rejected event: RV %d (want %d)\n%s", c.ResourceVersion(), rv, after)
+	}
+}
+
+// TestApplyReusesKnownLabelSets: an event whose labels text is interned already shares that set
+// (its labels are not read again), a new text gets a new set, and selectors read both right —
+// including after a re-list, which starts a new table.
+func TestApplyReusesKnownLabelSets(t *testing.T) {
+	c := newPodCache(t)
+	if err := c.Replace([][]byte{pod("a", "p0", "n0", "app=web,tier=fe", 1)}, 1); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, c, Added, pod("a", "p1", "n0", "app=web,tier=fe", 0), 2)
+	mustApply(t, c, Added, pod("a", "p2", "n0", "tier=fe,app=web", 0), 3) // other text, same labels
+	mustApply(t, c, Modified, pod("a", "p0", "n1", "app=web,tier=fe", 0), 4)
+	set := func(key string) *labelSet {
+		t.Helper()
+		rec, ok := c.current().st.get(key)
+		if !ok {
+			t.Fatalf("%s missing", key)
+		}
+		if rec.obj.Labels != nil {
+			t.Fatalf("%s keeps its own parse of its labels", key)
+		}
+		return rec.ls
+	}
+	if set("/a/p0") != set("/a/p1") {
+		t.Error("the same labels text got two sets")
+	}
+	if set("/a/p2") == set("/a/p1") || !reflect.DeepEqual(set("/a/p2").labels, set("/a/p1").labels) {
+		t.Errorf("p2: set %p %v, p1: %p %v", set("/a/p2"), set("/a/p2").labels, set("/a/p1"), set("/a/p1").labels)
+	}
+	for sel, want := range map[string][]string{"app=web": {"a/p0", "a/p1", "a/p2"}, "tier=fe,app=web": {"a/p0", "a/p1", "a/p2"}, "app!=web": nil} {
+		if got := names(mustList(t, c, ListOptions{LabelSelector: sel}).Items); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Errorf("%s: %v, want %v", sel, got, want)
+		}
+	}
+	// A text that was never interned, handed over without its parse (not reached by Apply): read.
+	ls := c.labels.Load().intern(`{"x":"1"}`, nil)
+	if !reflect.DeepEqual(ls.labels, selection.Labels{{Key: "x", Value: "1"}}) {
+		t.Errorf("intern of an unknown text without labels: %v", ls.labels)
 	}
 }

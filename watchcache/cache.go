@@ -132,7 +132,8 @@ func (c *Cache) Apply(ev Event) error {
 	if ev.Type != Added && ev.Type != Modified && ev.Type != Deleted {
 		return fmt.Errorf("%w: %q", ErrEventType, ev.Type)
 	}
-	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Key, ev.Object, ev.ResourceVersion, 0)
+	sets := c.labels.Load()
+	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Key, ev.Object, ev.ResourceVersion, 0, sets.known)
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", ev.Type, err)
 	}
@@ -145,11 +146,11 @@ func (c *Cache) Apply(ev Event) error {
 		if !ok {
 			return fmt.Errorf("apply %s %s: %w", ev.Type, rec.key, ErrUnknownKey)
 		}
-		rec.internLabels(c.labels.Load())
+		rec.internLabels(sets)
 		c.work.remove(rec.key)
 		ch.prev = prev
 	} else {
-		rec.internLabels(c.labels.Load())
+		rec.internLabels(sets)
 		prev, had := c.work.put(rec)
 		ch.typ = Added
 		if had {
@@ -381,7 +382,7 @@ func buildRecords(schema *selection.Schema, namespaced bool, n int, object func(
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
 				key, raw := object(i)
-				r, err := buildRecord(schema, namespaced, key, raw, 0, listRV)
+				r, err := buildRecord(schema, namespaced, key, raw, 0, listRV, nil)
 				if err != nil {
 					errs[w] = fmt.Errorf("object %d: %w", i, err)
 					return

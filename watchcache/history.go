@@ -46,7 +46,7 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 		keyOnly = singleKey(q.prefix, c.opts.Resource.Namespaced, q.fields) // as makePlan narrows a snapshot read
 	}
 	err := c.opts.History.Range(ctx, rv, max(r.start, q.prefix, keyOnly), q.prefix, func(key string, obj []byte) bool {
-		rec, err := buildRecord(q.schema, c.opts.Resource.Namespaced, key, obj, 0, rv)
+		rec, err := buildRecord(q.schema, c.opts.Resource.Namespaced, key, obj, 0, rv, sets.known)
 		if err != nil {
 			badErr = err
 			return false

@@ -36,15 +36,32 @@ func newLabelSets() *labelSets {
 	return t
 }
 
-// intern returns the shared set for raw; labels must be the parse of raw.
+// known reports whether raw has a set (selection.Schema.ExtractKnownLabels then skips reading it).
+func (t *labelSets) known(raw string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.byRaw[raw]
+	return ok
+}
+
+// intern returns the shared set for raw, the text of a non-empty labels object ("" for none).
+// labels is the parse of raw, or nil when the extraction skipped it because raw was known.
 func (t *labelSets) intern(raw string, labels selection.Labels) *labelSet {
-	if len(labels) == 0 {
+	if raw == "" {
 		return t.empty
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if ls, ok := t.byRaw[raw]; ok {
 		return ls
+	}
+	if labels == nil {
+		// Not reached: raw was known when the record was built, under the writer lock that
+		// still holds, and sets are never removed. Read it rather than lose the labels.
+		var err error
+		if labels, err = selection.ReadLabels(raw); err != nil || len(labels) == 0 {
+			return t.empty
+		}
 	}
 	// Copy what the table keeps, so that it does not pin the first object's bytes after that object
 	// is gone; the copy happens once per distinct set.

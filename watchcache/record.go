@@ -84,7 +84,8 @@ func validName(name string) bool {
 	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/%")
 }
 
-// buildRecord parses raw once (selection.Schema.Extract, a single pass) and validates it against the
+// buildRecord parses raw once (selection.Schema.Extract, a single pass; labels whose text known
+// reports as interned already are not read again) and validates it against the
 // resource scope: key, when given, must be a valid key for the scope and decides (key.go);
 // otherwise the object's metadata makes the key and must fit the scope. rv 0 means "take the
 // object's own resourceVersion", and fallback is used when the object has none (a re-list stamps
@@ -92,8 +93,8 @@ func validName(name string) bool {
 // differs from rv, the bytes are copied with rv spliced in and parsed again — the
 // one case that parses twice; sources that stamp objects with their RV (etcd, the apiserver) never
 // pay it.
-func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []byte, rv, fallback uint64) (*record, error) {
-	obj, err := schema.Extract(raw)
+func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []byte, rv, fallback uint64, known func(labelsRaw string) bool) (*record, error) {
+	obj, err := schema.ExtractKnownLabels(raw, known)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 	}
@@ -124,7 +125,7 @@ func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []by
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 		}
-		if obj, err = schema.Extract(raw); err != nil {
+		if obj, err = schema.ExtractKnownLabels(raw, known); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 		}
 	}
