@@ -10,13 +10,13 @@ import (
 	"github.com/google/btree"
 )
 
-// Degree is the B-tree degree of an index's trees: the directory of values and each value's tree
-// of keys. Every write after a snapshot clone copies the nodes on its path, so the node size sets
-// the cost of a write, and the depth the cost of a seek.
+// Degree is the B-tree degree of the key trees of values with more than maxSmall keys. Every write
+// after a snapshot clone copies the nodes on its path, so the node size sets the cost of a write,
+// and the depth the cost of a seek.
 //
 // Memory per entry (pointer items, 100k entries, the key strings not counted): ≈42 B when values
-// have ≈20 keys each (node names, in slices), ≈53 B with 1,000 (B-trees), ≈50 B with four, ≈86 B
-// with two, ≈93 B for a unique value per key. The single B-tree of (value, key) entries this
+// have ≈20 keys each (node names, in slices), ≈53 B with 1,000 (B-trees), ≈53 B with four, ≈93 B
+// with two, ≈103 B for a unique value per key. The single B-tree of (value, key) entries this
 // replaced was 20–25% slower to seek and to write (watchcache BenchmarkIndexedPage, BenchmarkApply).
 const Degree = 16
 
@@ -54,18 +54,18 @@ type Entry[T any] struct {
 }
 
 // Index is a set of (value, key) entries in two levels: a directory of the distinct values (a
-// B-tree ordered by value), each with its keys — inline when there is one (a unique field such as
-// a pod IP costs one directory entry per object), in a sorted slice up to maxSmall, otherwise in a
-// B-tree of (key, item) of its own, ordered by key. A lookup seeks the value in the directory — a few thousand values for a node
-// name, small enough to stay in the CPU cache, where one B-tree of every entry would be a cold
-// 4 MiB for 100k objects — and then ranges over that value's keys from any key. Entries do not
-// repeat the value (24 bytes for a pointer item), which makes the copies of a write smaller too.
+// hash trie, see dir), each with its keys — inline when there is one (a unique field such as a pod
+// IP costs one directory entry per object), in a sorted slice up to maxSmall, otherwise in a
+// B-tree of (key, item) of its own, ordered by key. A lookup finds the value in the directory —
+// one hash and a few steps, where one B-tree of every entry would be a cold 4 MiB seek for 100k
+// objects — and then ranges over that value's keys from any key. Entries do not repeat the value
+// (24 bytes for a pointer item), which makes the copies of a write smaller too.
 //
 // An Index is not safe for concurrent mutation. Once an Index is only read (a clone handed to
 // readers), any number of goroutines may read it concurrently. Items are stored by value and must
 // not be mutated by readers.
 type Index[T any] struct {
-	dir *btree.BTreeG[bucket[T]]
+	dir dir[T]
 	n   int
 	// own marks the key trees this Index may write in place; a tree with another mark is shared
 	// with a clone, and is cloned (O(1)) before the first write.
@@ -176,20 +176,18 @@ type keyed[T any] struct {
 	item T
 }
 
-func bucketLess[T any](a, b bucket[T]) bool { return a.value < b.value }
-
 func keyedLess[T any](a, b keyed[T]) bool { return a.key < b.key }
 
 // New returns an empty index.
 func New[T any]() *Index[T] {
-	return &Index[T]{dir: btree.NewG(Degree, bucketLess[T]), own: new(owner), free: btree.NewFreeListG[keyed[T]](0)}
+	return &Index[T]{dir: newDir[T](), own: new(owner), free: btree.NewFreeListG[keyed[T]](0)}
 }
 
 // Clone returns a copy-on-write copy of x in O(1). x and the clone may then be used independently;
 // a write to either copies only the nodes on its path. Clone must not run concurrently with writes
 // to x (it changes x's write marks).
 func (x *Index[T]) Clone() *Index[T] {
-	out := &Index[T]{dir: x.dir.Clone(), n: x.n, own: new(owner), free: x.free}
+	out := &Index[T]{dir: x.dir.clone(), n: x.n, own: new(owner), free: x.free}
 	x.own = new(owner) // every key tree is now shared with the clone
 	return out
 }
@@ -200,20 +198,20 @@ func (x *Index[T]) Len() int { return x.n }
 // Insert adds or replaces the entry (value, key).
 func (x *Index[T]) Insert(value, key string, item T) {
 	e := keyed[T]{key: key, item: item}
-	b, ok := x.dir.Get(bucket[T]{value: value})
+	b, ok := x.dir.get(value)
 	switch {
 	case !ok:
-		x.dir.ReplaceOrInsert(bucket[T]{value: x.copyValue(value), one: &keyed[T]{key: key, item: item}})
+		x.dir.put(bucket[T]{value: x.copyValue(value), one: &keyed[T]{key: key, item: item}})
 		x.n++
 	case b.one != nil && b.one.key == key:
 		b.one = &keyed[T]{key: key, item: item}
-		x.dir.ReplaceOrInsert(b)
+		x.dir.put(b)
 	case b.one != nil: // a second key: the value gets a keyTree
 		kt := &keyTree[T]{small: make([]keyed[T], 1, 2), own: x.own}
 		kt.small[0] = *b.one
 		kt.put(e, x.free)
 		b.keys, b.one = kt, nil
-		x.dir.ReplaceOrInsert(b)
+		x.dir.put(b)
 		x.n++
 	default:
 		if !x.writable(b).put(e, x.free) {
@@ -224,7 +222,7 @@ func (x *Index[T]) Insert(value, key string, item T) {
 
 // Delete removes the entry (value, key) and reports whether it was present.
 func (x *Index[T]) Delete(value, key string) bool {
-	b, ok := x.dir.Get(bucket[T]{value: value})
+	b, ok := x.dir.get(value)
 	switch {
 	case !ok:
 		return false
@@ -232,7 +230,7 @@ func (x *Index[T]) Delete(value, key string) bool {
 		if b.one.key != key {
 			return false
 		}
-		x.dir.Delete(b)
+		x.dir.remove(b.value)
 	case !b.keys.has(key):
 		return false
 	default:
@@ -241,7 +239,7 @@ func (x *Index[T]) Delete(value, key string) bool {
 		if kt.len() == 1 { // back to one key, inline
 			last := kt.small[0]
 			b.keys, b.one = nil, &last
-			x.dir.ReplaceOrInsert(b)
+			x.dir.put(b)
 		}
 	}
 	x.n--
@@ -264,7 +262,7 @@ func (x *Index[T]) writable(b bucket[T]) *keyTree[T] {
 		kt.t = *shared.Clone()
 	}
 	b.keys = kt
-	x.dir.ReplaceOrInsert(b)
+	x.dir.put(b)
 	return kt
 }
 
@@ -314,7 +312,7 @@ type Keys[T any] struct {
 // Lookup seeks value in the directory once; the result counts and ranges its keys without
 // seeking again.
 func (x *Index[T]) Lookup(value string) Keys[T] {
-	b, _ := x.dir.Get(bucket[T]{value: value})
+	b, _ := x.dir.get(value)
 	return Keys[T]{b}
 }
 
