@@ -38,7 +38,7 @@ func dirAgainstModel(t *testing.T, h func(string) uint64) {
 			val := fmt.Sprint("v", v)
 			b, ok := s.d.get(val)
 			want, wok := s.model[val]
-			if ok != wok || (ok && (b.value != val || b.one == nil || b.one.item != want)) {
+			if ok != wok || (ok && (b.value != val || b.one == nil || b.one.Item != want)) {
 				t.Fatalf("get(%s) = %+v, %v; want %d, %v", val, b, ok, want, wok)
 			}
 		}
@@ -51,7 +51,7 @@ func dirAgainstModel(t *testing.T, h func(string) uint64) {
 			cur.d.remove(val)
 			delete(cur.model, val)
 		} else {
-			cur.d.put(bucket[int]{value: val, one: &keyed[int]{key: "k", item: i}})
+			cur.d.put(bucket[int]{value: val, one: &KeyItem[int]{Key: "k", Item: i}})
 			cur.model[val] = i
 		}
 		if rng.Intn(100) == 0 {

@@ -72,7 +72,7 @@ type Index[T any] struct {
 	own *owner
 	// free is the key trees' node free list: one for the whole index (btree.NewG would give
 	// every value's tree a 32-slot list of its own). Size 0: it only satisfies the API.
-	free *btree.FreeListG[keyed[T]]
+	free *btree.FreeListG[KeyItem[T]]
 	// arena holds the directory's values back to back (see copyValue).
 	arena []byte
 }
@@ -85,15 +85,15 @@ type owner struct{ _ byte }
 type bucket[T any] struct {
 	value string
 	keys  *keyTree[T]
-	one   *keyed[T] // immutable: shared with clones
+	one   *KeyItem[T] // immutable: shared with clones
 }
 
 // keyTree is the keys of one value that has several: up to maxSmall in a sorted slice (small), more
 // in a B-tree (t, when small is nil) — a B-tree for a handful of keys costs ≈100 bytes a key — and
 // the write mark of the Index that may write it in place.
 type keyTree[T any] struct {
-	small []keyed[T]
-	t     btree.BTreeG[keyed[T]]
+	small []KeyItem[T]
+	t     btree.BTreeG[KeyItem[T]]
 	own   *owner
 }
 
@@ -113,11 +113,11 @@ func (kt *keyTree[T]) len() int {
 
 // find returns the position of the first key ≥ key in small, and whether it is key.
 func (kt *keyTree[T]) find(key string) (int, bool) {
-	if len(kt.small) > 0 && key < kt.small[0].key {
+	if len(kt.small) > 0 && key < kt.small[0].Key {
 		return 0, false // a first page (key "") or a range starting before the value's keys
 	}
-	i := sort.Search(len(kt.small), func(i int) bool { return kt.small[i].key >= key })
-	return i, i < len(kt.small) && kt.small[i].key == key
+	i := sort.Search(len(kt.small), func(i int) bool { return kt.small[i].Key >= key })
+	return i, i < len(kt.small) && kt.small[i].Key == key
 }
 
 // has reports whether key is one of the keys.
@@ -126,16 +126,16 @@ func (kt *keyTree[T]) has(key string) bool {
 		_, ok := kt.find(key)
 		return ok
 	}
-	return kt.t.Has(keyed[T]{key: key})
+	return kt.t.Has(KeyItem[T]{Key: key})
 }
 
 // put adds or replaces e (kt must be writable) and reports whether it replaced a key.
-func (kt *keyTree[T]) put(e keyed[T], free *btree.FreeListG[keyed[T]]) bool {
+func (kt *keyTree[T]) put(e KeyItem[T], free *btree.FreeListG[KeyItem[T]]) bool {
 	if kt.small == nil {
 		_, replaced := kt.t.ReplaceOrInsert(e)
 		return replaced
 	}
-	i, ok := kt.find(e.key)
+	i, ok := kt.find(e.Key)
 	switch {
 	case ok:
 		kt.small[i] = e
@@ -144,7 +144,7 @@ func (kt *keyTree[T]) put(e keyed[T], free *btree.FreeListG[keyed[T]]) bool {
 		kt.small = slices.Insert(kt.small, i, e)
 		return false
 	}
-	kt.t = *btree.NewWithFreeListG(Degree, keyedLess[T], free)
+	kt.t = *btree.NewWithFreeListG(Degree, keyItemLess[T], free)
 	for _, k := range kt.small {
 		kt.t.ReplaceOrInsert(k)
 	}
@@ -160,27 +160,28 @@ func (kt *keyTree[T]) remove(key string) {
 		kt.small = slices.Delete(kt.small, i, i+1)
 		return
 	}
-	kt.t.Delete(keyed[T]{key: key})
+	kt.t.Delete(KeyItem[T]{Key: key})
 	if kt.t.Len() <= maxSmall/2 {
-		kt.small = make([]keyed[T], 0, maxSmall)
-		kt.t.Ascend(func(e keyed[T]) bool {
+		kt.small = make([]KeyItem[T], 0, maxSmall)
+		kt.t.Ascend(func(e KeyItem[T]) bool {
 			kt.small = append(kt.small, e)
 			return true
 		})
-		kt.t = btree.BTreeG[keyed[T]]{}
+		kt.t = btree.BTreeG[KeyItem[T]]{}
 	}
 }
 
-type keyed[T any] struct {
-	key  string
-	item T
+// KeyItem is one key of a value and the item stored with it.
+type KeyItem[T any] struct {
+	Key  string
+	Item T
 }
 
-func keyedLess[T any](a, b keyed[T]) bool { return a.key < b.key }
+func keyItemLess[T any](a, b KeyItem[T]) bool { return a.Key < b.Key }
 
 // New returns an empty index.
 func New[T any]() *Index[T] {
-	return &Index[T]{dir: newDir[T](), own: new(owner), free: btree.NewFreeListG[keyed[T]](0)}
+	return &Index[T]{dir: newDir[T](), own: new(owner), free: btree.NewFreeListG[KeyItem[T]](0)}
 }
 
 // Clone returns a copy-on-write copy of x in O(1). x and the clone may then be used independently;
@@ -197,17 +198,17 @@ func (x *Index[T]) Len() int { return x.n }
 
 // Insert adds or replaces the entry (value, key).
 func (x *Index[T]) Insert(value, key string, item T) {
-	e := keyed[T]{key: key, item: item}
+	e := KeyItem[T]{Key: key, Item: item}
 	b, ok := x.dir.get(value)
 	switch {
 	case !ok:
-		x.dir.put(bucket[T]{value: x.copyValue(value), one: &keyed[T]{key: key, item: item}})
+		x.dir.put(bucket[T]{value: x.copyValue(value), one: &KeyItem[T]{Key: key, Item: item}})
 		x.n++
-	case b.one != nil && b.one.key == key:
-		b.one = &keyed[T]{key: key, item: item}
+	case b.one != nil && b.one.Key == key:
+		b.one = &KeyItem[T]{Key: key, Item: item}
 		x.dir.put(b)
 	case b.one != nil: // a second key: the value gets a keyTree
-		kt := &keyTree[T]{small: make([]keyed[T], 1, 2), own: x.own}
+		kt := &keyTree[T]{small: make([]KeyItem[T], 1, 2), own: x.own}
 		kt.small[0] = *b.one
 		kt.put(e, x.free)
 		b.keys, b.one = kt, nil
@@ -227,7 +228,7 @@ func (x *Index[T]) Delete(value, key string) bool {
 	case !ok:
 		return false
 	case b.one != nil:
-		if b.one.key != key {
+		if b.one.Key != key {
 			return false
 		}
 		x.dir.remove(b.value)
@@ -256,7 +257,7 @@ func (x *Index[T]) writable(b bucket[T]) *keyTree[T] {
 	// header a published clone holds.
 	kt := &keyTree[T]{own: x.own}
 	if b.keys.small != nil {
-		kt.small = append(make([]keyed[T], 0, len(b.keys.small)+1), b.keys.small...) // room for one insert
+		kt.small = append(make([]KeyItem[T], 0, len(b.keys.small)+1), b.keys.small...) // room for one insert
 	} else {
 		shared := b.keys.t
 		kt.t = *shared.Clone()
@@ -327,24 +328,43 @@ func (k Keys[T]) Len() int {
 	return 0
 }
 
+// Slice returns the keys ≥ fromKey with their items, in key order, when the value holds at most
+// maxSmall keys (a slice, or one inline), for a caller that loops without a call per key; ok is
+// false when they are in a B-tree (use Ascend). The slice is the Index's: read it only.
+func (k Keys[T]) Slice(fromKey string) (keys []KeyItem[T], ok bool) {
+	switch b := k.b; {
+	case b.one != nil:
+		if b.one.Key < fromKey {
+			return nil, true
+		}
+		return unsafe.Slice(b.one, 1), true
+	case b.keys == nil:
+		return nil, true
+	case b.keys.small != nil:
+		i, _ := b.keys.find(fromKey)
+		return b.keys.small[i:], true
+	}
+	return nil, false
+}
+
 // Ascend calls yield with each key ≥ fromKey and its item, in key order, until yield returns false.
 func (k Keys[T]) Ascend(fromKey string, yield func(key string, item T) bool) {
 	switch b := k.b; {
 	case b.one != nil:
-		if b.one.key >= fromKey {
-			yield(b.one.key, b.one.item)
+		if b.one.Key >= fromKey {
+			yield(b.one.Key, b.one.Item)
 		}
 	case b.keys == nil:
 	case b.keys.small != nil:
 		i, _ := b.keys.find(fromKey)
 		for _, e := range b.keys.small[i:] {
-			if !yield(e.key, e.item) {
+			if !yield(e.Key, e.Item) {
 				return
 			}
 		}
 	default:
-		b.keys.t.AscendGreaterOrEqual(keyed[T]{key: fromKey}, func(e keyed[T]) bool {
-			return yield(e.key, e.item)
+		b.keys.t.AscendGreaterOrEqual(KeyItem[T]{Key: fromKey}, func(e KeyItem[T]) bool {
+			return yield(e.Key, e.Item)
 		})
 	}
 }

@@ -129,7 +129,7 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 // pointers allocated up front costs more than a 20-item indexed page itself.
 func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, last string, more bool) {
 	out = make([][]byte, 0, collectCap(st, pl, pred, limit))
-	st.walk(pl, func(it item) bool {
+	visit := func(it item) bool {
 		if limit > 0 && int64(len(out)) == limit {
 			more = true
 			return false
@@ -139,7 +139,22 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 			last = it.key
 		}
 		return true
-	})
+	}
+	keys, small := []index.KeyItem[*record](nil), false
+	if pl.si != nil {
+		keys, small = pl.keys.Slice(pl.start)
+	}
+	if small {
+		// A value with a few keys (a node's pods): a plain loop lets the CPU fetch the next
+		// records while this one is read, where walk's callbacks keep it waiting on each.
+		for _, e := range keys {
+			if !pl.inRange(e.Key) || !visit(item{key: e.Key, rec: e.Item, ls: e.Item.ls}) {
+				break
+			}
+		}
+	} else {
+		st.walk(pl, visit)
+	}
 	if pl.si != nil && !more && limit > 0 && int64(len(out)) == limit {
 		// An index range ended with the page full: whether a token is due depends on the keys of
 		// the list's range, as for a key scan, not on the index (indexes never change answers).
