@@ -14,6 +14,7 @@ run() { # name benchtime
   run '^(BenchmarkApply|BenchmarkListPage|BenchmarkListContinueOld|BenchmarkIndexedPage|BenchmarkIndexedFieldAndLabel|BenchmarkIndexedContinueOld|BenchmarkUnindexedLabelPage)$' 1s
   run '^(BenchmarkListFull|BenchmarkUnindexedLabelFull|BenchmarkReplace100k)$' 5x
   run '^BenchmarkApplyWatchers$' 5000x
+  run '^BenchmarkExactUnpublished$' 100x
   run '^BenchmarkWatchLatency$' 20000x
   run '^(BenchmarkHeapPerObject|BenchmarkWatcherMemory)$' 1x
 } | tee "$out/core.txt"
