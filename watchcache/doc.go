@@ -9,8 +9,10 @@
 //
 // Every applied event is parsed once (selection.Schema.Extract); the record it produces — key,
 // resourceVersion, bytes, interned labels, selectable field values — is immutable and shared by
-// every snapshot that contains it. Snapshots are O(1) copy-on-write clones of the B-trees, one per
-// event, kept for a bounded window (Options.WindowEvents, Options.WindowAge).
+// every snapshot that contains it. Snapshots are O(1) copy-on-write clones of the B-trees, published
+// whenever a reader needs the newest state and at least every 256 events; the state at any other RV
+// of the window is rebuilt on demand from the nearest published one. The window is bounded
+// (Options.WindowEvents, Options.WindowAge).
 //
 // Rules cited as "rule N.M" refer to reference/apiserver-semantics.md of the project's design notes.
 package watchcache
