@@ -48,9 +48,6 @@ type Cache struct {
 	sincePublish int
 	// queuedRV is the RV up to which every event has been queued to the watchers (bookmarks).
 	queuedRV atomic.Uint64
-	// rebuildMu serializes rebuilding unpublished states (stateAt): cloning a published state
-	// writes its B-trees' copy-on-write headers.
-	rebuildMu sync.Mutex
 
 	watchers  watcherSet
 	selectors selectorMemo
@@ -167,13 +164,13 @@ func (c *Cache) Apply(ev Event) error {
 // and leaves the window fewer states to retain. Readers publish whenever they need the newest
 // state, so this bounds only what a stretch of events nobody read costs: BenchmarkApply measured
 // ≈20 µs per event at 32, ≈17 at 128, ≈14 at 1024 (bench/ ingest by ADDED events ≈9.2, ≈8.3, ≈7.6).
-// The price is the first Exact read of an RV nobody read: stateAt rebuilds it from the nearest
-// published state, redoing or undoing up to publishEvery/2 events (BenchmarkExactUnpublished).
+// An RV nobody read is read through the nearest published state and an overlay of the keys
+// written since (stateAt, overlay.go).
 const publishEvery = 256
 
 // commitLocked records the applied event in the window, queues it to watchers and advances the
 // clock. The state at rv is published now only if publishEvery events are pending; otherwise the
-// first reader that needs it publishes it (current), or an Exact read rebuilds it (stateAt).
+// first reader that needs it publishes it (current), or an Exact read overlays it (stateAt).
 func (c *Cache) commitLocked(rv uint64, ch *change) {
 	c.work.rv = rv
 	e := entry{rv: rv, at: c.opts.Now(), ev: ch}
@@ -217,15 +214,12 @@ func (c *Cache) publishLocked() {
 	}
 }
 
-// stateAt returns the state of the window entry at rv, rebuilding it if it was never published:
-// a copy of the nearest published state with the events in between redone (from an older one) or
-// undone (from a newer one), whichever is fewer — at most publishEvery/2 of them, since Apply
-// publishes every publishEvery events. The rebuilt state is kept in the window for the next read at
-// rv (continue pages). ok is false if the entry left the window.
+// stateAt returns the state of the window entry at rv. A state nobody published is read through
+// the nearest published one (older or newer, whichever is fewer events away: at most
+// publishEvery/2) and an overlay of the keys written in between (overlayState), kept in the window
+// for the next read at rv (continue pages). ok is false if the entry left the window.
 func (c *Cache) stateAt(rv uint64) (st *state, ok bool) {
 	c.current() // a published state at or after rv now exists
-	c.rebuildMu.Lock()
-	defer c.rebuildMu.Unlock()
 	c.winMu.RLock()
 	i, found := c.win.find(rv)
 	if !found {
@@ -236,49 +230,35 @@ func (c *Cache) stateAt(rv uint64) (st *state, ok bool) {
 		c.winMu.RUnlock()
 		return st, true
 	}
+	published := func(k int) bool { st := c.win.entries[k].st; return st != nil && st.over == nil }
 	older, newer := i-1, i+1
-	for older >= 0 && c.win.entries[older].st == nil {
+	for older >= 0 && !published(older) {
 		older--
 	}
-	for newer < len(c.win.entries) && c.win.entries[newer].st == nil {
+	for newer < len(c.win.entries) && !published(newer) {
 		newer++
 	}
-	if newer == len(c.win.entries) && older < 0 {
-		// Cannot happen: current published the newest entry, and newer ones only follow it.
-		c.winMu.RUnlock()
-		return nil, false
-	}
 	var base *state
-	var redo, undo []*change
-	if older >= 0 && (newer == len(c.win.entries) || i-older <= newer-i) {
+	var changes []*change
+	fromNewer := false
+	switch {
+	case older >= 0 && (newer == len(c.win.entries) || i-older <= newer-i):
 		base = c.win.entries[older].st
 		for k := older + 1; k <= i; k++ {
-			redo = append(redo, c.win.entries[k].ev)
+			changes = append(changes, c.win.entries[k].ev)
 		}
-	} else {
-		base = c.win.entries[newer].st
-		for k := newer; k > i; k-- {
-			undo = append(undo, c.win.entries[k].ev)
+	case newer < len(c.win.entries):
+		base, fromNewer = c.win.entries[newer].st, true
+		for k := i + 1; k <= newer; k++ {
+			changes = append(changes, c.win.entries[k].ev)
 		}
+	default:
+		c.winMu.RUnlock()
+		return nil, false // cannot happen: current published the newest entry
 	}
 	c.winMu.RUnlock()
 
-	st = base.clone()
-	for _, ch := range redo {
-		if ch.typ == Deleted {
-			st.remove(ch.cur.key)
-		} else {
-			st.put(ch.cur)
-		}
-	}
-	for _, ch := range undo {
-		if ch.prev == nil {
-			st.remove(ch.cur.key)
-		} else {
-			st.put(ch.prev)
-		}
-	}
-	st.rv = rv
+	st = overlayState(base, rv, changes, fromNewer)
 	c.winMu.Lock()
 	if i, found := c.win.find(rv); found && c.win.entries[i].st == nil {
 		c.win.entries[i].st = st

@@ -11,8 +11,8 @@
 // resourceVersion, bytes, interned labels, selectable field values — is immutable and shared by
 // every snapshot that contains it. Snapshots are O(1) copy-on-write clones of the B-trees, published
 // whenever a reader needs the newest state and at least every 256 events; the state at any other RV
-// of the window is rebuilt on demand from the nearest published one. The window is bounded
-// (Options.WindowEvents, Options.WindowAge).
+// of the window is read through the nearest published one and an overlay of the keys written in
+// between. The window is bounded (Options.WindowEvents, Options.WindowAge).
 //
 // Rules cited as "rule N.M" refer to reference/apiserver-semantics.md of the project's design notes.
 package watchcache

@@ -112,6 +112,10 @@ func (pl *plan) inRange(key string) bool {
 
 // walk yields the items of the plan's range from its start key, in key order, until yield returns false.
 func (st *state) walk(pl plan, yield func(item) bool) {
+	if st.over != nil {
+		st.walkOverlay(pl, yield)
+		return
+	}
 	if pl.si != nil {
 		pl.keys.Ascend(pl.start, func(key string, rec *record) bool {
 			return pl.inRange(key) && yield(item{key: key, rec: rec, ls: rec.ls})
@@ -141,7 +145,7 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		return true
 	}
 	keys, small := []index.KeyItem[*record](nil), false
-	if pl.si != nil {
+	if pl.si != nil && st.over == nil {
 		keys, small = pl.keys.Slice(pl.start)
 	}
 	if small {
@@ -190,6 +194,13 @@ func collectCap(st *state, pl plan, pred *predicate, limit int64) int {
 // hasKeyAfter reports whether the plan's key range holds a key after key: O(log n).
 func (st *state) hasKeyAfter(pl plan, key string) bool {
 	found := false
+	if st.over != nil {
+		st.walk(plan{prefix: pl.prefix, start: key + "\x00", only: pl.only}, func(item) bool {
+			found = true
+			return false
+		})
+		return found
+	}
 	st.tree.AscendGreaterOrEqual(item{key: key + "\x00"}, func(it item) bool {
 		found = pl.inRange(it.key)
 		return false
@@ -201,6 +212,9 @@ func (st *state) hasKeyAfter(pl plan, key string) bool {
 // all-namespaces list of a namespaced resource it walks only the rest of key's namespace and adds
 // the per-namespace counts of the following namespaces, so it stays cheap on large stores.
 func (st *state) countAfter(prefix, key string) int64 {
+	if st.over != nil {
+		return st.countAfterOverlay(prefix, key)
+	}
 	var n int64
 	walkFrom := func(from, within string) {
 		st.tree.AscendGreaterOrEqual(item{key: from}, func(it item) bool {

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -24,8 +25,10 @@ type publishRun struct {
 func newPublishRun(t *testing.T, seed int64, events int, readEvery int) *publishRun {
 	t.Helper()
 	c := newPodCache(t, func(o *Options) { o.WindowEvents = events + 1000; o.WindowAge = -1 })
-	if err := c.AddIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"}); err != nil {
-		t.Fatal(err)
+	for _, spec := range []index.Spec{{Kind: index.Field, Name: "spec.nodeName"}, {Kind: index.Label, Name: "app"}} {
+		if err := c.AddIndex(spec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rng := rand.New(rand.NewSource(seed))
 	live := map[string][]byte{}
@@ -73,14 +76,18 @@ func maps(m map[string][]byte) map[string][]byte {
 	return out
 }
 
-// check lists at rv (Exact) in pages of limit, with and without the indexed field selector, and
-// compares with the expected content.
+// check lists at rv (Exact) in pages of limit, without a selector, with the indexed field selector
+// and with the indexed label selector, and compares with the expected content; and reads every key
+// of the state at rv.
 func (r *publishRun) check(t testing.TB, rv uint64, limit int64) error {
 	want := r.want[rv]
-	for _, node := range []string{"", "n1"} {
+	for _, sel := range []string{"", "node=n1", "app=a1"} {
 		o := ListOptions{ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: MatchExact, Limit: limit}
-		if node != "" {
+		node, app := strings.CutPrefix(sel, "node=")
+		if node != "" && app {
 			o.FieldSelector = "spec.nodeName=" + node
+		} else if sel != "" {
+			o.LabelSelector = sel
 		}
 		var got [][]byte
 		for {
@@ -92,14 +99,23 @@ func (r *publishRun) check(t testing.TB, rv uint64, limit int64) error {
 				return fmt.Errorf("list at %d answered at %d", rv, res.ResourceVersion)
 			}
 			got = append(got, res.Items...)
+			if sel == "" && res.Continue != "" {
+				// Rule 2.7: the objects after this page, at rv.
+				if res.RemainingItemCount == nil || *res.RemainingItemCount != int64(len(want)-len(got)) {
+					return fmt.Errorf("at %d after %d items: remainingItemCount %v, want %d", rv, len(got), res.RemainingItemCount, len(want)-len(got))
+				}
+			}
 			if res.Continue == "" {
 				break
 			}
-			o = ListOptions{Continue: res.Continue, Limit: limit, FieldSelector: o.FieldSelector}
+			o = ListOptions{Continue: res.Continue, Limit: limit, FieldSelector: o.FieldSelector, LabelSelector: o.LabelSelector}
 		}
 		keys := make([]string, 0, len(want))
 		for k, v := range want {
-			if node == "" || getPath(v, "spec.nodeName") == node {
+			switch {
+			case sel == "",
+				app && getPath(v, "spec.nodeName") == node,
+				!app && getPath(v, "metadata.labels.app") == "a1":
 				keys = append(keys, k)
 			}
 		}
@@ -109,8 +125,19 @@ func (r *publishRun) check(t testing.TB, rv uint64, limit int64) error {
 		}
 		for i, k := range keys {
 			if !bytes.Equal(got[i], want[k]) {
-				return fmt.Errorf("at %d node %q item %d: got %s, want %s", rv, node, i, got[i], want[k])
+				return fmt.Errorf("at %d %q item %d: got %s, want %s", rv, sel, i, got[i], want[k])
 			}
+		}
+	}
+	st, ok := r.c.stateAt(rv)
+	if !ok {
+		return fmt.Errorf("no state at %d", rv)
+	}
+	for i := range 40 {
+		key := "/ns" + strconv.Itoa(i%3) + "/p" + strconv.Itoa(i)
+		rec, ok := st.get(key)
+		if w, wok := want[key]; ok != wok || ok && !bytes.Equal(rec.raw, w) {
+			return fmt.Errorf("at %d get(%s) = %v; want %v", rv, key, ok, wok)
 		}
 	}
 	return nil

@@ -23,6 +23,11 @@ type state struct {
 	tree    *btree.BTreeG[item]
 	ns      *btree.BTreeG[nsCount] // objects per namespace (namespaced resources only), for remainingItemCount
 	indexes []*stateIndex
+	// base and over: a state at an RV nobody published reads as the published state base with the
+	// overlay's versions (overlay.go); its tree, ns and indexes are base's. Such a state is only
+	// read, never cloned or written.
+	base *state
+	over *overlay
 }
 
 // stateIndex is one registered index as held by one state.
@@ -75,6 +80,9 @@ func (st *state) clone() *state {
 
 // get returns the record stored under key.
 func (st *state) get(key string) (*record, bool) {
+	if st.over != nil {
+		return st.getOverlay(key)
+	}
 	it, ok := st.tree.Get(item{key: key})
 	return it.rec, ok
 }

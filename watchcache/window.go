@@ -14,7 +14,7 @@ type change struct {
 }
 
 // entry is one point of the window: an applied event (or a re-list) at rv and the state right after
-// it. st is nil until the state is published or rebuilt (Cache.stateAt); the re-list entry always has it.
+// it. st is nil until the state is published or overlaid (Cache.stateAt); the re-list entry always has it.
 type entry struct {
 	rv uint64
 	at time.Time

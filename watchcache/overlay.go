@@ -1,0 +1,138 @@
+package watchcache
+
+import (
+	"slices"
+	"strings"
+)
+
+// overlay is the difference between a published state and the state at an RV nobody published:
+// for each key written between the two, its version at that RV (nil where it did not exist). A
+// state with an overlay (state.over) reads as its base with those keys replaced: building it costs
+// a sort of the keys, where rebuilding the state's B-trees cost one copied path per tree per event
+// (≈5 µs an event on 100k objects: 0.6 ms for the 127 events BenchmarkExactUnpublished overlays).
+type overlay struct {
+	keys   []string  // sorted, distinct
+	recs   []*record // recs[i] is keys[i]'s version, or nil
+	inBase []bool    // whether the base holds keys[i] (counts need no lookup in the base)
+}
+
+// overlayState returns the state at rv read through base (a published state without an overlay):
+// changes are the events between them, oldest first; newer says base is after rv (the overlay
+// undoes changes: each key's version before its first change), otherwise before it (it redoes
+// them: each key's version after its last change).
+func overlayState(base *state, rv uint64, changes []*change, newer bool) *state {
+	// Per key: the version before its first change and the one after its last; the overlay takes
+	// the one at rv, and the other is the base's.
+	type span struct {
+		key         string
+		first, last *change
+	}
+	idx := make(map[string]int, len(changes))
+	var spans []span
+	for _, ch := range changes {
+		if i, seen := idx[ch.cur.key]; seen {
+			spans[i].last = ch
+			continue
+		}
+		idx[ch.cur.key] = len(spans)
+		spans = append(spans, span{ch.cur.key, ch, ch})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return strings.Compare(a.key, b.key) })
+	sorted := &overlay{keys: make([]string, len(spans)), recs: make([]*record, len(spans)), inBase: make([]bool, len(spans))}
+	for i, sp := range spans {
+		before := sp.first.prev
+		after := sp.last.cur
+		if sp.last.typ == Deleted {
+			after = nil
+		}
+		if newer {
+			before, after = after, before // the base is after the changes; rv before them
+		}
+		sorted.keys[i], sorted.recs[i], sorted.inBase[i] = sp.key, after, before != nil
+	}
+	return &state{rv: rv, schema: base.schema, tree: base.tree, ns: base.ns, indexes: base.indexes, base: base, over: sorted}
+}
+
+// find returns the position of the first overlay key ≥ key, and whether it is key.
+func (ov *overlay) find(key string) (int, bool) {
+	return slices.BinarySearch(ov.keys, key)
+}
+
+// inPlan reports whether rec belongs to the plan's index range (always, for a key scan).
+func (st *state) inPlan(pl plan, rec *record) bool {
+	if pl.si == nil {
+		return true
+	}
+	v, ok := pl.si.value(st.schema, rec)
+	return ok && v == pl.value
+}
+
+// walkOverlay is walk for a state with an overlay: the base's walk merged, in key order, with the
+// overlay's versions — a base item whose key the overlay holds is replaced by the overlay's
+// version (or dropped), and overlay keys the base's range lacks are added where they belong.
+func (st *state) walkOverlay(pl plan, yield func(item) bool) {
+	ov := st.over
+	i, _ := ov.find(pl.start)
+	// emitBefore yields the overlay's versions of the keys before key (all when last), in range
+	// and in the plan; false means the walk is over.
+	emitBefore := func(key string, last bool) bool {
+		for ; i < len(ov.keys) && (last || ov.keys[i] < key); i++ {
+			k, rec := ov.keys[i], ov.recs[i]
+			if !pl.inRange(k) {
+				return false
+			}
+			if rec != nil && st.inPlan(pl, rec) && !yield(item{key: k, rec: rec, ls: rec.ls}) {
+				return false
+			}
+		}
+		return true
+	}
+	done := false
+	st.base.walk(pl, func(it item) bool {
+		if !emitBefore(it.key, false) {
+			done = true
+			return false
+		}
+		if i < len(ov.keys) && ov.keys[i] == it.key {
+			rec := ov.recs[i]
+			i++
+			if rec == nil || !st.inPlan(pl, rec) {
+				return true
+			}
+			it = item{key: it.key, rec: rec, ls: rec.ls}
+		}
+		if !yield(it) {
+			done = true
+			return false
+		}
+		return true
+	})
+	if !done {
+		emitBefore("", true)
+	}
+}
+
+// getOverlay is get for a state with an overlay.
+func (st *state) getOverlay(key string) (*record, bool) {
+	if i, ok := st.over.find(key); ok {
+		rec := st.over.recs[i]
+		return rec, rec != nil
+	}
+	return st.base.get(key)
+}
+
+// countAfterOverlay is countAfter for a state with an overlay: the base's count, corrected by each
+// overlay key after key within prefix.
+func (st *state) countAfterOverlay(prefix, key string) int64 {
+	n := st.base.countAfter(prefix, key)
+	i, _ := st.over.find(key + "\x00")
+	for ; i < len(st.over.keys) && strings.HasPrefix(st.over.keys[i], prefix); i++ {
+		switch inOver, inBase := st.over.recs[i] != nil, st.over.inBase[i]; {
+		case inOver && !inBase:
+			n++
+		case !inOver && inBase:
+			n--
+		}
+	}
+	return n
+}
