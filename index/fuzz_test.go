@@ -10,7 +10,7 @@ import (
 
 // FuzzIndex runs a byte string as a sequence of writes and clones on an Index and on a map, and
 // checks that every snapshot taken reads as its map did: each value's keys in order from any key
-// (Ascend, and Slice when the keys are in a slice), Count and Len. The first byte picks the
+// (Keys.Ascend, and Keys.Slice when the keys are in a slice), Count and Len. The first byte picks the
 // directory's hash — the real one, or one that makes most values collide — and the value count,
 // so that values cross between one key, a slice and a B-tree, and the trie splits, collides and
 // shrinks.
@@ -100,7 +100,7 @@ func checkSnap(t *testing.T, x *Index[int], model map[string]KeyItem[int], value
 			i, _ := slices.BinarySearchFunc(want, from, func(e KeyItem[int], k string) int { return strings.Compare(e.Key, k) })
 			wantFrom := want[i:]
 			var got []KeyItem[int]
-			x.AscendKeys(val, from, func(k string, item int) bool {
+			x.Lookup(val).Ascend(from, func(k string, item int) bool {
 				got = append(got, KeyItem[int]{Key: k, Item: item})
 				return true
 			})

@@ -292,16 +292,10 @@ func (x *Index[T]) copyValue(v string) string {
 // Cost: a seek in the directory and one in the value's keys, then O(1) per entry.
 func (x *Index[T]) Ascend(value, fromKey string) iter.Seq[Entry[T]] {
 	return func(yield func(Entry[T]) bool) {
-		x.AscendKeys(value, fromKey, func(key string, item T) bool {
+		x.Lookup(value).Ascend(fromKey, func(key string, item T) bool {
 			return yield(Entry[T]{Value: value, Key: key, Item: item})
 		})
 	}
-}
-
-// AscendKeys is Ascend for the hot path: it calls yield with each key ≥ fromKey of value and its
-// item, in key order, until yield returns false, without building an Entry per key.
-func (x *Index[T]) AscendKeys(value, fromKey string, yield func(key string, item T) bool) {
-	x.Lookup(value).Ascend(fromKey, yield)
 }
 
 // Keys is one value's keys as found by Lookup: a handle on the Index's content at that time,
@@ -310,8 +304,8 @@ type Keys[T any] struct {
 	b bucket[T]
 }
 
-// Lookup seeks value in the directory once; the result counts and ranges its keys without
-// seeking again.
+// Lookup finds value in the directory once; the result counts and ranges its keys without looking
+// again, and without an Entry per key (the hot path: Ascend is the convenient one).
 func (x *Index[T]) Lookup(value string) Keys[T] {
 	b, _ := x.dir.get(value)
 	return Keys[T]{b}
