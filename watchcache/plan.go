@@ -144,7 +144,8 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		}
 		return true
 	}
-	keys, small := []index.KeyItem[*record](nil), false
+	var keys []index.KeyItem[*record]
+	small := false
 	if pl.si != nil && st.over == nil {
 		keys, small = pl.keys.Slice(pl.start)
 	}
