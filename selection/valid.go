@@ -153,7 +153,7 @@ func skipString(b []byte, i int) (int, bool) {
 			bs = (bs - lsb) &^ bs
 			if m := (ctl | quote | bs) & msb; m != 0 {
 				i += bits.TrailingZeros64(m) / 8
-				break
+				goto special // b[i] is special: no need to look at it byte by byte
 			}
 			i += 8
 		}
@@ -163,6 +163,7 @@ func skipString(b []byte, i int) (int, bool) {
 		if i >= len(b) {
 			return i, false
 		}
+	special:
 		switch b[i] {
 		case '"':
 			return i + 1, true
