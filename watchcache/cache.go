@@ -434,10 +434,8 @@ func (c *Cache) RegisterField(name, path string) error {
 			rerr = err
 			return false
 		}
-		r := *it.rec
-		r.obj = obj
-		r.obj.Labels, r.obj.LabelsRaw = nil, "" // r keeps its interned set
-		st.put(&r)
+		obj.Labels, obj.LabelsRaw = nil, "" // the new version keeps its interned set
+		st.put(it.rec.withObject(obj))
 		return true
 	})
 	if rerr != nil {

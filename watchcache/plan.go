@@ -13,8 +13,8 @@ type plan struct {
 	start  string // absolute key to start at (≥ prefix)
 	only   string // when set, the only key that can match (metadata.name narrowing, rule 4.6)
 	si     *stateIndex
-	value  string              // indexed value when si != nil
-	keys   index.Keys[*record] // value's keys in si (one directory seek, shared by count and walk)
+	value  string            // indexed value when si != nil
+	keys   index.Keys[*cell] // value's keys in si (one directory seek, shared by count and walk)
 	// covers says the index range itself is the whole selector of its kind (a lone `f=v` or `k=v`
 	// the index serves): every entry of the range matches it, so the filter can skip it.
 	covers bool
@@ -117,8 +117,12 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 		return
 	}
 	if pl.si != nil {
-		pl.keys.Ascend(pl.start, func(key string, rec *record) bool {
-			return pl.inRange(key) && yield(item{key: key, rec: rec, ls: rec.ls})
+		pl.keys.Ascend(pl.start, func(key string, c *cell) bool {
+			if !pl.inRange(key) {
+				return false
+			}
+			rec := st.indexed(key, c)
+			return yield(item{key: key, rec: rec, ls: rec.ls})
 		})
 		return
 	}
@@ -144,7 +148,7 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		}
 		return true
 	}
-	var keys []index.KeyItem[*record]
+	var keys []index.KeyItem[*cell]
 	small := false
 	if pl.si != nil && st.over == nil {
 		keys, small = pl.keys.Slice(pl.start)
@@ -153,7 +157,11 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		// A value with a few keys (a node's pods): a plain loop lets the CPU fetch the next
 		// records while this one is read, where walk's callbacks keep it waiting on each.
 		for _, e := range keys {
-			if !pl.inRange(e.Key) || !visit(item{key: e.Key, rec: e.Item, ls: e.Item.ls}) {
+			if !pl.inRange(e.Key) {
+				break
+			}
+			rec := st.indexed(e.Key, e.Item)
+			if !visit(item{key: e.Key, rec: rec, ls: rec.ls}) {
 				break
 			}
 		}

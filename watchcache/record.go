@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -12,8 +13,8 @@ import (
 	"github.com/watchcache/watchcache/selection"
 )
 
-// record is one immutable version of one object: built once per applied event, never modified,
-// shared by every snapshot that holds that version.
+// record is one immutable version of one object: built once per applied event, never modified
+// (but for the link prev, which only the window clears), shared by every snapshot that holds it.
 //
 // Field order matters: an index range reads raw and ls of every entry's record, so both are in the
 // record's first cache line, with the key and RV (a cold indexed page misses once per record
@@ -23,7 +24,18 @@ type record struct {
 	ls  *labelSet // the interned label set
 	key string    // "/<namespace>/<name>" or "/<name>"
 	rv  uint64    // the RV of the event that produced this version (== metadata.resourceVersion of raw)
-	obj selection.Object
+	// prev is the key's previous version while a retained state may read it through the key's
+	// cell: set before the record is published, cleared when the event that made this version
+	// leaves the window (window.push). The only field written after publication.
+	prev atomic.Pointer[record]
+	cell *cell // the key's cell, shared by all its versions since it was created
+	obj  selection.Object
+}
+
+// withObject returns a new version of the record with obj (re-extracted under another schema), in
+// a cell of its own: a state built from such records shares no cells with the states before it.
+func (r *record) withObject(obj selection.Object) *record {
+	return &record{raw: r.raw, ls: r.ls, key: r.key, rv: r.rv, obj: obj}
 }
 
 // internLabels points the record at the shared copy of its label set and drops its own parse of

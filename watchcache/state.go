@@ -33,8 +33,8 @@ type state struct {
 // stateIndex is one registered index as held by one state.
 type stateIndex struct {
 	spec index.Spec
-	pos  int                   // field position in schema for index.Field; -1 for index.Label
-	idx  *index.Index[*record] // the record only: 24-byte entries in the value's key tree
+	pos  int                 // field position in schema for index.Field; -1 for index.Label
+	idx  *index.Index[*cell] // the key's cell only: 24-byte entries in the value's key tree
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
@@ -88,20 +88,31 @@ func (st *state) get(key string) (*record, bool) {
 }
 
 // put stores rec (insert or replace) and maintains indexes and counts. It returns the replaced record.
+// rec joins the cell of the version it replaces (a new key gets a new cell), and an index is
+// written only when rec's value in it differs from the replaced version's: its entry holds the cell.
 func (st *state) put(rec *record) (*record, bool) {
 	it := rec.item()
 	old, had := st.tree.ReplaceOrInsert(it)
+	if had {
+		rec.cell = old.rec.cell
+		rec.prev.Store(old.rec) // before the cell publishes rec: readers follow prev from it
+	} else {
+		rec.cell = new(cell)
+	}
+	rec.cell.head.Store(rec)
 	for _, si := range st.indexes {
 		nv, nok := si.value(st.schema, rec)
-		if nok {
-		}
 		if had {
-			if ov, ook := si.value(st.schema, old.rec); ook && (!nok || ov != nv) {
+			ov, ook := si.value(st.schema, old.rec)
+			if ook && nok && ov == nv {
+				continue
+			}
+			if ook {
 				si.idx.Delete(ov, rec.key)
 			}
 		}
 		if nok {
-			si.idx.Insert(nv, rec.key, rec)
+			si.idx.Insert(nv, rec.key, rec.cell)
 		}
 	}
 	if !had && st.ns != nil {
@@ -139,10 +150,10 @@ func (st *state) addNS(ns string, d int) {
 
 // addIndex builds an index over the current content of st (O(n log n)).
 func (st *state) addIndex(spec index.Spec, pos int) {
-	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*record]()}
+	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*cell]()}
 	st.tree.Ascend(func(it item) bool {
 		if v, ok := si.value(st.schema, it.rec); ok {
-			si.idx.Insert(v, it.key, it.rec)
+			si.idx.Insert(v, it.key, it.rec.cell)
 		}
 		return true
 	})

@@ -56,6 +56,12 @@ func (w *window) push(e entry, count int, age time.Duration) {
 		break
 	}
 	if drop > 0 {
+		for _, old := range w.entries[:drop] {
+			if old.ev != nil && old.ev.typ == Modified {
+				// No retained state is older than this event: none reads the version it replaced.
+				old.ev.cur.prev.Store(nil)
+			}
+		}
 		clear(w.entries[:drop]) // release the states for the collector
 		w.entries = w.entries[drop:]
 		w.evicted = true
