@@ -89,6 +89,9 @@ func checkSnap(t *testing.T, x *Index[int], model map[string]KeyItem[int], value
 	for k, e := range model {
 		byValue[e.Key] = append(byValue[e.Key], KeyItem[int]{Key: k, Item: e.Item})
 	}
+	if x.Values() != len(byValue) {
+		t.Fatalf("Values = %d; want %d", x.Values(), len(byValue))
+	}
 	for v := range values {
 		val := fmt.Sprint("v", v)
 		want := byValue[val]

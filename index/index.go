@@ -65,8 +65,9 @@ type Entry[T any] struct {
 // readers), any number of goroutines may read it concurrently. Items are stored by value and must
 // not be mutated by readers.
 type Index[T any] struct {
-	dir dir[T]
-	n   int
+	dir    dir[T]
+	n      int
+	values int // distinct values
 	// own marks the key trees this Index may write in place; a tree with another mark is shared
 	// with a clone, and is cloned (O(1)) before the first write.
 	own *owner
@@ -188,13 +189,16 @@ func New[T any]() *Index[T] {
 // a write to either copies only the nodes on its path. Clone must not run concurrently with writes
 // to x (it changes x's write marks).
 func (x *Index[T]) Clone() *Index[T] {
-	out := &Index[T]{dir: x.dir.clone(), n: x.n, own: new(owner), free: x.free}
+	out := &Index[T]{dir: x.dir.clone(), n: x.n, values: x.values, own: new(owner), free: x.free}
 	x.own = new(owner) // every key tree is now shared with the clone
 	return out
 }
 
 // Len is the number of entries.
 func (x *Index[T]) Len() int { return x.n }
+
+// Values is the number of distinct values.
+func (x *Index[T]) Values() int { return x.values }
 
 // Insert adds or replaces the entry (value, key).
 func (x *Index[T]) Insert(value, key string, item T) {
@@ -204,6 +208,7 @@ func (x *Index[T]) Insert(value, key string, item T) {
 	case !ok:
 		x.dir.put(bucket[T]{value: x.copyValue(value), one: &KeyItem[T]{Key: key, Item: item}})
 		x.n++
+		x.values++
 	case b.one != nil && b.one.Key == key:
 		b.one = &KeyItem[T]{Key: key, Item: item}
 		x.dir.put(b)
@@ -232,6 +237,7 @@ func (x *Index[T]) Delete(value, key string) bool {
 			return false
 		}
 		x.dir.remove(b.value)
+		x.values--
 	case !b.keys.has(key):
 		return false
 	default:
@@ -322,8 +328,11 @@ func (k Keys[T]) Len() int {
 	return 0
 }
 
+// MaxSlice is the most keys a value keeps in a slice (Slice); more are in a B-tree.
+const MaxSlice = maxSmall
+
 // Slice returns the keys ≥ fromKey with their items, in key order, when the value holds at most
-// maxSmall keys (a slice, or one inline), for a caller that loops without a call per key; ok is
+// MaxSlice keys (a slice, or one inline), for a caller that loops without a call per key; ok is
 // false when they are in a B-tree (use Ascend). The slice is the Index's: read it only.
 func (k Keys[T]) Slice(fromKey string) (keys []KeyItem[T], ok bool) {
 	switch b := k.b; {

@@ -2,10 +2,11 @@ package watchcache
 
 import "sync/atomic"
 
-// cell is what index entries hold for a key: the key's versions, newest first (record.prev), from
-// its creation to its deletion. An update that keeps an index's value then writes nothing in that
-// index — where an entry holding the record had to be rewritten, copying its B-tree path or slice
-// after every snapshot — and an index read resolves the version at its state's RV (state.indexed).
+// cell is the stable handle of one key, from its creation to its deletion: its versions, newest
+// first (record.prev). The entries of an index whose values have many keys hold cells
+// (stateIndex.cells): an update that keeps the key's value in that index then writes nothing in it
+// — where an entry holding the record had to be rewritten, copying its B-tree path after every
+// snapshot — and a read resolves the version at its state's RV (state.indexed).
 type cell struct {
 	head atomic.Pointer[record]
 }

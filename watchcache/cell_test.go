@@ -4,27 +4,39 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/watchcache/watchcache/index"
 )
 
-// Index entries hold cells: an update that keeps the indexed value writes nothing in the index, and
-// a state reads the version at its own RV through the cell, or through its store once the window
-// has unlinked the versions it needs (a reader still holding a state the window evicted).
+// An index whose values have many keys holds cells: an update that keeps the indexed value writes
+// nothing in the index, and a state reads the version at its own RV through the cell, or through
+// its store once the window has unlinked the versions it needs (a reader still holding a state the
+// window evicted). An index whose values have a few keys holds records.
 func TestIndexedReadsThroughCells(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WindowEvents = 3 })
-	if err := c.Replace([][]byte{pod("ns", "a", "n1", "app=web", 1), pod("ns", "b", "n1", "app=web", 2)}, 2); err != nil {
+	objs := [][]byte{pod("ns", "a", "n1", "app=web", 1), pod("ns", "b", "n1", "app=web", 2)}
+	for i := range index.MaxSlice { // more keys than a slice holds: the index holds cells
+		objs = append(objs, pod("ns", fmt.Sprintf("p%02d", i), "n1", "app=db", 2))
+	}
+	if err := c.Replace(objs, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.AddIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"}); err != nil {
-		t.Fatal(err)
+	for _, s := range []index.Spec{{Kind: index.Field, Name: "spec.nodeName"}, {Kind: index.Label, Name: "app"}} {
+		if err := c.AddIndex(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	held := c.current().st // a reader's state at RV 2
 	si := held.findIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"})
+	if app := held.findIndex(index.Spec{Kind: index.Label, Name: "app"}); !si.cells || app.cells {
+		t.Fatalf("cells: spec.nodeName (%d keys, %d values) %v, app (%d keys, %d values) %v",
+			si.idx.Len(), si.idx.Values(), si.cells, app.idx.Len(), app.idx.Values(), app.cells)
+	}
 	entries := func(st *state) map[string]*cell {
 		out := map[string]*cell{}
-		st.findIndex(si.spec).idx.Lookup("n1").Ascend("", func(key string, c *cell) bool {
-			out[key] = c
+		st.findIndex(si.spec).idx.Lookup("n1").Ascend("", func(key string, p unsafe.Pointer) bool {
+			out[key] = (*cell)(p)
 			return true
 		})
 		return out
@@ -68,7 +80,7 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		return got
 	}
 	// The held state reads a at RV 1 through its store, the head at 8 through the cell.
-	if got := read(held); got["/ns/a"] != 1 || got["/ns/b"] != 2 {
+	if got := read(held); got["/ns/a"] != 1 || got["/ns/b"] != 2 || len(got) != 2+index.MaxSlice {
 		t.Errorf("held state at RV 2 reads %v, want a@1 b@2", got)
 	}
 	if got := read(head); got["/ns/a"] != 8 || got["/ns/b"] != 2 {
@@ -84,7 +96,7 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 	}
 	// A change of node writes the index; the old state keeps a under n1, the new one does not.
 	mustApply(t, c, Modified, pod("ns", "a", "n2", "app=web", 9), 9)
-	if got := read(c.current().st); got["/ns/a"] != 0 || len(got) != 1 {
+	if got := read(c.current().st); got["/ns/a"] != 0 || len(got) != 1+index.MaxSlice {
 		t.Errorf("after a moved to n2, n1 reads %v", got)
 	}
 	if got := read(head); got["/ns/a"] != 8 {

@@ -12,9 +12,10 @@
 // every snapshot that contains it. Snapshots are O(1) copy-on-write clones of the B-trees, published
 // whenever a reader needs the newest state and at least every 256 events; the state at any other RV
 // of the window is read through the nearest published one and an overlay of the keys written in
-// between. The window is bounded (Options.WindowEvents, Options.WindowAge). Index entries hold a
-// key's cell, which chains its versions within the window: an update that keeps an index's value
-// does not write that index, and an index read takes the version at its snapshot's RV.
+// between. The window is bounded (Options.WindowEvents, Options.WindowAge). An index whose values
+// have many keys (a label such as app) holds each key's cell, which chains its versions within the
+// window: an update that keeps the key's value does not write that index, and a read takes the
+// version at its snapshot's RV.
 //
 // Rules cited as "rule N.M" refer to reference/apiserver-semantics.md of the project's design notes.
 package watchcache

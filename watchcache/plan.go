@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/selection"
@@ -13,8 +14,8 @@ type plan struct {
 	start  string // absolute key to start at (≥ prefix)
 	only   string // when set, the only key that can match (metadata.name narrowing, rule 4.6)
 	si     *stateIndex
-	value  string            // indexed value when si != nil
-	keys   index.Keys[*cell] // value's keys in si (one directory seek, shared by count and walk)
+	value  string                     // indexed value when si != nil
+	keys   index.Keys[unsafe.Pointer] // value's keys in si (one directory seek, shared by count and walk)
 	// covers says the index range itself is the whole selector of its kind (a lone `f=v` or `k=v`
 	// the index serves): every entry of the range matches it, so the filter can skip it.
 	covers bool
@@ -117,11 +118,11 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 		return
 	}
 	if pl.si != nil {
-		pl.keys.Ascend(pl.start, func(key string, c *cell) bool {
+		pl.keys.Ascend(pl.start, func(key string, p unsafe.Pointer) bool {
 			if !pl.inRange(key) {
 				return false
 			}
-			rec := st.indexed(key, c)
+			rec := st.record(pl.si, key, p)
 			return yield(item{key: key, rec: rec, ls: rec.ls})
 		})
 		return
@@ -148,7 +149,7 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 		}
 		return true
 	}
-	var keys []index.KeyItem[*cell]
+	var keys []index.KeyItem[unsafe.Pointer]
 	small := false
 	if pl.si != nil && st.over == nil {
 		keys, small = pl.keys.Slice(pl.start)
@@ -160,7 +161,7 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 			if !pl.inRange(e.Key) {
 				break
 			}
-			rec := st.indexed(e.Key, e.Item)
+			rec := st.record(pl.si, e.Key, e.Item)
 			if !visit(item{key: e.Key, rec: rec, ls: rec.ls}) {
 				break
 			}

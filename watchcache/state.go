@@ -1,6 +1,8 @@
 package watchcache
 
 import (
+	"unsafe"
+
 	"github.com/google/btree"
 
 	"github.com/watchcache/watchcache/index"
@@ -33,8 +35,31 @@ type state struct {
 // stateIndex is one registered index as held by one state.
 type stateIndex struct {
 	spec index.Spec
-	pos  int                 // field position in schema for index.Field; -1 for index.Label
-	idx  *index.Index[*cell] // the key's cell only: 24-byte entries in the value's key tree
+	pos  int                          // field position in schema for index.Field; -1 for index.Label
+	idx  *index.Index[unsafe.Pointer] // each entry's item is its key's *record, or its *cell (cells)
+	// cells says the entries hold the keys' cells rather than their records (cell.go): chosen
+	// when the index is built, for values with more than index.MaxSlice keys on average (an app
+	// label, a phase). Such values keep their keys in B-trees, whose path a rewritten entry
+	// copies after every snapshot: with cells, an update that keeps the value writes nothing. A
+	// value with a few keys (a node's pods) is a slice, cheap to copy, and a page of it reads
+	// each record directly instead of through its cell.
+	cells bool
+}
+
+// ref is what si's entry for rec holds.
+func (si *stateIndex) ref(rec *record) unsafe.Pointer {
+	if si.cells {
+		return unsafe.Pointer(rec.cell)
+	}
+	return unsafe.Pointer(rec)
+}
+
+// record returns the version at st's RV of key, whose entry in si holds p.
+func (st *state) record(si *stateIndex, key string, p unsafe.Pointer) *record {
+	if si.cells {
+		return st.indexed(key, (*cell)(p))
+	}
+	return (*record)(p)
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
@@ -73,7 +98,7 @@ func (st *state) clone() *state {
 	}
 	out.indexes = make([]*stateIndex, len(st.indexes))
 	for i, si := range st.indexes {
-		out.indexes[i] = &stateIndex{spec: si.spec, pos: si.pos, idx: si.idx.Clone()}
+		out.indexes[i] = &stateIndex{spec: si.spec, pos: si.pos, idx: si.idx.Clone(), cells: si.cells}
 	}
 	return out
 }
@@ -88,8 +113,8 @@ func (st *state) get(key string) (*record, bool) {
 }
 
 // put stores rec (insert or replace) and maintains indexes and counts. It returns the replaced record.
-// rec joins the cell of the version it replaces (a new key gets a new cell), and an index is
-// written only when rec's value in it differs from the replaced version's: its entry holds the cell.
+// rec joins the cell of the version it replaces (a new key gets a new cell); an index whose entries
+// hold cells is written only when rec's value in it differs from the replaced version's.
 func (st *state) put(rec *record) (*record, bool) {
 	it := rec.item()
 	old, had := st.tree.ReplaceOrInsert(it)
@@ -104,7 +129,7 @@ func (st *state) put(rec *record) (*record, bool) {
 		nv, nok := si.value(st.schema, rec)
 		if had {
 			ov, ook := si.value(st.schema, old.rec)
-			if ook && nok && ov == nv {
+			if ook && nok && ov == nv && si.cells {
 				continue
 			}
 			if ook {
@@ -112,7 +137,7 @@ func (st *state) put(rec *record) (*record, bool) {
 			}
 		}
 		if nok {
-			si.idx.Insert(nv, rec.key, rec.cell)
+			si.idx.Insert(nv, rec.key, si.ref(rec))
 		}
 	}
 	if !had && st.ns != nil {
@@ -148,15 +173,24 @@ func (st *state) addNS(ns string, d int) {
 	st.ns.ReplaceOrInsert(c)
 }
 
-// addIndex builds an index over the current content of st (O(n log n)).
+// addIndex builds an index over the current content of st (O(n log n)), its entries holding cells
+// if its values have more than index.MaxSlice keys on average (stateIndex.cells).
 func (st *state) addIndex(spec index.Spec, pos int) {
-	si := &stateIndex{spec: spec, pos: pos, idx: index.New[*cell]()}
-	st.tree.Ascend(func(it item) bool {
-		if v, ok := si.value(st.schema, it.rec); ok {
-			si.idx.Insert(v, it.key, it.rec.cell)
-		}
-		return true
-	})
+	si := &stateIndex{spec: spec, pos: pos}
+	build := func() {
+		si.idx = index.New[unsafe.Pointer]()
+		st.tree.Ascend(func(it item) bool {
+			if v, ok := si.value(st.schema, it.rec); ok {
+				si.idx.Insert(v, it.key, si.ref(it.rec))
+			}
+			return true
+		})
+	}
+	build()
+	if si.idx.Len() > index.MaxSlice*si.idx.Values() {
+		si.cells = true
+		build()
+	}
 	st.indexes = append(st.indexes, si)
 }
 
