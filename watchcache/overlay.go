@@ -17,38 +17,47 @@ type overlay struct {
 }
 
 // overlayState returns the state at rv read through base (a published state without an overlay):
-// changes are the events between them, oldest first; newer says base is after rv (the overlay
-// undoes changes: each key's version before its first change), otherwise before it (it redoes
-// them: each key's version after its last change).
+// changes are the events between them, oldest first; newer says
+// base is after rv (the overlay undoes changes: each key's version before its first change),
+// otherwise before it (it redoes them: each key's version after its last change).
 func overlayState(base *state, rv uint64, changes []*change, newer bool) *state {
-	// Per key: the version before its first change and the one after its last; the overlay takes
-	// the one at rv, and the other is the base's.
-	type span struct {
-		key         string
-		first, last *change
+	// Sorted by key, stably: each key's changes form a run, oldest first, whose ends are the
+	// version before its first change and the one after its last. The overlay takes the one at
+	// rv; the other is the base's. The keys are copied next to their changes: the sort compares
+	// them without reaching through each change to its record.
+	type keyed struct {
+		key string
+		ch  *change
 	}
-	idx := make(map[string]int, len(changes))
-	var spans []span
-	for _, ch := range changes {
-		if i, seen := idx[ch.cur.key]; seen {
-			spans[i].last = ch
-			continue
+	ks := make([]keyed, len(changes))
+	for i, ch := range changes {
+		ks[i] = keyed{ch.cur.key, ch}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	n := 0
+	for i := range ks {
+		if i == 0 || ks[i].key != ks[i-1].key {
+			n++
 		}
-		idx[ch.cur.key] = len(spans)
-		spans = append(spans, span{ch.cur.key, ch, ch})
 	}
-	slices.SortFunc(spans, func(a, b span) int { return strings.Compare(a.key, b.key) })
-	sorted := &overlay{keys: make([]string, len(spans)), recs: make([]*record, len(spans)), inBase: make([]bool, len(spans))}
-	for i, sp := range spans {
-		before := sp.first.prev
-		after := sp.last.cur
-		if sp.last.typ == Deleted {
+	sorted := &overlay{keys: make([]string, 0, n), recs: make([]*record, 0, n), inBase: make([]bool, 0, n)}
+	for i := 0; i < len(ks); {
+		j := i + 1
+		for j < len(ks) && ks[j].key == ks[i].key {
+			j++
+		}
+		first, last := ks[i].ch, ks[j-1].ch
+		before, after := first.prev, last.cur
+		if last.typ == Deleted {
 			after = nil
 		}
 		if newer {
 			before, after = after, before // the base is after the changes; rv before them
 		}
-		sorted.keys[i], sorted.recs[i], sorted.inBase[i] = sp.key, after, before != nil
+		sorted.keys = append(sorted.keys, ks[i].key)
+		sorted.recs = append(sorted.recs, after)
+		sorted.inBase = append(sorted.inBase, before != nil)
+		i = j
 	}
 	return &state{rv: rv, schema: base.schema, tree: base.tree, ns: base.ns, indexes: base.indexes, base: base, over: sorted}
 }
