@@ -317,6 +317,9 @@ func (x *Index[T]) Lookup(value string) Keys[T] {
 	return Keys[T]{b}
 }
 
+// Value is the value as the directory holds it (its own copy), or "" when the value has no keys.
+func (k Keys[T]) Value() string { return k.b.value }
+
 // Len is the number of keys: O(1).
 func (k Keys[T]) Len() int {
 	switch {
@@ -328,7 +331,8 @@ func (k Keys[T]) Len() int {
 	return 0
 }
 
-// MaxSlice is the most keys a value keeps in a slice (Slice); more are in a B-tree.
+// MaxSlice is the most keys a value keeps in a slice (Slice): more are in a B-tree, which turns
+// back into a slice when the value shrinks to MaxSlice/2.
 const MaxSlice = maxSmall
 
 // Slice returns the keys ≥ fromKey with their items, in key order, when the value holds at most

@@ -103,3 +103,30 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		t.Errorf("the state at RV 8 lost a under n1: %v", got)
 	}
 }
+
+// An update that keeps a key's value in an index whose entries hold records replaces the entry in
+// place: it does not remove the value and add it again, which for a value with one key dropped the
+// directory's copy of the value and made a new one on every update.
+func TestUpdateKeepingValueRewritesEntryInPlace(t *testing.T) {
+	c := newPodCache(t)
+	if err := c.Replace([][]byte{pod("ns", "a", "n1", "id=a", 1), pod("ns", "b", "n2", "id=b", 2)}, 2); err != nil {
+		t.Fatal(err)
+	}
+	spec := index.Spec{Kind: index.Label, Name: "id"}
+	if err := c.AddIndex(spec); err != nil {
+		t.Fatal(err)
+	}
+	stored := func() string { return c.current().st.findIndex(spec).idx.Lookup("a").Value() }
+	before := stored()
+	if before != "a" || c.current().st.findIndex(spec).cells {
+		t.Fatalf("value %q, cells %v", before, c.current().st.findIndex(spec).cells)
+	}
+	mustApply(t, c, Modified, pod("ns", "a", "n3", "id=a", 3), 3)
+	if after := stored(); unsafe.StringData(after) != unsafe.StringData(before) {
+		t.Error("an update that kept the value removed it from the directory and added it again")
+	}
+	res := mustList(t, c, ListOptions{LabelSelector: "id=a"})
+	if len(res.Items) != 1 || getPath(res.Items[0], "metadata.resourceVersion") != "3" {
+		t.Errorf("id=a lists %d items, RV %s", len(res.Items), getPath(res.Items[0], "metadata.resourceVersion"))
+	}
+}

@@ -129,10 +129,11 @@ func (st *state) put(rec *record) (*record, bool) {
 		nv, nok := si.value(st.schema, rec)
 		if had {
 			ov, ook := si.value(st.schema, old.rec)
-			if ook && nok && ov == nv && si.cells {
+			same := ook && nok && ov == nv
+			if same && si.cells {
 				continue
 			}
-			if ook {
+			if ook && !same {
 				si.idx.Delete(ov, rec.key)
 			}
 		}
