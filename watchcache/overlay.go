@@ -17,14 +17,14 @@ type overlay struct {
 }
 
 // overlayState returns the state at rv read through base (a published state without an overlay):
-// changes are the events between them, oldest first; newer says
-// base is after rv (the overlay undoes changes: each key's version before its first change),
-// otherwise before it (it redoes them: each key's version after its last change).
+// changes are the events between them, oldest first; newer says base is after rv (the overlay
+// undoes changes: each key's version before its first change), otherwise before it (it redoes
+// them: each key's version after its last change).
 func overlayState(base *state, rv uint64, changes []*change, newer bool) *state {
 	// Sorted by key, stably: each key's changes form a run, oldest first, whose ends are the
 	// version before its first change and the one after its last. The overlay takes the one at
-	// rv; the other is the base's. The keys are copied next to their changes: the sort compares
-	// them without reaching through each change to its record.
+	// rv; the other is the base's. The keys are copied next to their changes, so that the sort
+	// leaves the caller's slice as it was.
 	type keyed struct {
 		key string
 		ch  *change
