@@ -244,11 +244,13 @@ func (c *Cache) stateAt(rv uint64) (st *state, ok bool) {
 	switch {
 	case older >= 0 && (newer == len(c.win.entries) || i-older <= newer-i):
 		base = c.win.entries[older].st
+		changes = make([]*change, 0, i-older)
 		for k := older + 1; k <= i; k++ {
 			changes = append(changes, c.win.entries[k].ev)
 		}
 	case newer < len(c.win.entries):
 		base, fromNewer = c.win.entries[newer].st, true
+		changes = make([]*change, 0, newer-i)
 		for k := i + 1; k <= newer; k++ {
 			changes = append(changes, c.win.entries[k].ev)
 		}
