@@ -51,6 +51,12 @@ type Cache struct {
 
 	watchers  watcherSet
 	selectors selectorMemo
+
+	// retired and unlinkable belong to the writer (cell.go): the pins of evicted states that still
+	// had readers, and the versions whose link to the previous one waits for those readers to
+	// leave, in RV order.
+	retired    []retiredPin
+	unlinkable []*record
 }
 
 // view is a published state and the RV a latest read at it answers with: the state's own RV, or
@@ -115,8 +121,11 @@ func (c *Cache) Stop() {
 // may equal it. A rejected event returns an error wrapping one of the Err* sentinels and leaves the
 // cache exactly as it was.
 //
-// Cost: one parse of the object (selection.Schema.Extract) and one B-tree write per store, index and
-// namespace count. The snapshot at the event's RV is published lazily (see commitLocked).
+// Cost: one parse of the object (selection.Schema.Extract), one lookup in the store and a store to
+// the key's cell (cell.go); B-tree writes only where something a tree holds changed — the store for
+// a creation, a deletion or a new label set, an index for a new value (or, for an index holding
+// records, any update), the namespace counts for a creation or deletion. The snapshot at the
+// event's RV is published lazily (see commitLocked).
 func (c *Cache) Apply(ev Event) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -180,8 +189,11 @@ func (c *Cache) commitLocked(rv uint64, ch *change) {
 		c.sincePublish = 0
 	}
 	c.winMu.Lock()
-	c.win.push(e, c.opts.WindowEvents, c.opts.WindowAge)
+	c.win.push(e, c.opts.WindowEvents, c.opts.WindowAge, c.retire)
 	c.winMu.Unlock()
+	if len(c.unlinkable) > 0 {
+		c.unlink()
+	}
 	// Queue to watchers before the RV moves: a watcher that reads queuedRV for a bookmark then
 	// finds every event up to it in its queue (see watcher.bookmark).
 	c.watchers.dispatch(c, e)
@@ -262,10 +274,16 @@ func (c *Cache) stateAt(rv uint64) (st *state, ok bool) {
 
 	st = overlayState(base, rv, changes, fromNewer)
 	c.winMu.Lock()
-	if i, found := c.win.find(rv); found && c.win.entries[i].st == nil {
-		c.win.entries[i].st = st
+	defer c.winMu.Unlock()
+	i, found = c.win.find(rv)
+	switch {
+	case !found:
+		// Evicted meanwhile: its pin would never be marked dead, so it must not be read.
+		return nil, false
+	case c.win.entries[i].st != nil:
+		return c.win.entries[i].st, true // another reader's: one state, and one pin, per RV
 	}
-	c.winMu.Unlock()
+	c.win.entries[i].st = st
 	return st, true
 }
 
@@ -344,6 +362,12 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	c.winMu.Lock()
 	c.win.reset(snap, rv, c.opts.Now())
 	c.winMu.Unlock()
+	// The previous states' cells are never written again: their links stay as they are, and go
+	// with the states once their readers are done.
+	clear(c.retired)
+	c.retired = c.retired[:0]
+	clear(c.unlinkable)
+	c.unlinkable = c.unlinkable[:0]
 	c.head.Store(&view{st: snap, rv: rv})
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
@@ -431,13 +455,14 @@ func (c *Cache) RegisterField(name, path string) error {
 	st.rv = c.work.rv
 	var rerr error
 	c.work.tree.Ascend(func(it item) bool {
-		obj, err := schema.Extract(it.rec.raw)
+		rec := it.c.head.Load() // the working state's version
+		obj, err := schema.Extract(rec.raw)
 		if err != nil {
 			rerr = err
 			return false
 		}
 		obj.Labels, obj.LabelsRaw = nil, "" // the new version keeps its interned set
-		st.put(it.rec.withObject(obj))
+		st.put(rec.withObject(obj))
 		return true
 	})
 	if rerr != nil {
@@ -459,6 +484,9 @@ func (c *Cache) republishLocked() {
 	snap := c.work.clone()
 	c.winMu.Lock()
 	if n := len(c.win.entries); n > 0 && c.win.entries[n-1].rv == snap.rv {
+		if old := c.win.entries[n-1].st; old != nil {
+			snap.pin = old.pin // the readers of either are readers of this RV
+		}
 		c.win.entries[n-1].st = snap
 	}
 	c.winMu.Unlock()

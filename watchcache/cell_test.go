@@ -1,18 +1,24 @@
 package watchcache
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"math/rand"
 	"strconv"
+	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/watchcache/watchcache/index"
+	"github.com/watchcache/watchcache/selection"
 )
 
 // An index whose values have many keys holds cells: an update that keeps the indexed value writes
-// nothing in the index, and a state reads the version at its own RV through the cell, or through
-// its store once the window has unlinked the versions it needs (a reader still holding a state the
-// window evicted). An index whose values have a few keys holds records.
+// nothing in the index, and a state reads the version at its own RV through the cell — also a
+// state the window evicted while a reader had entered it: the versions it needs stay linked until
+// the reader leaves. An index whose values have a few keys holds records.
 func TestIndexedReadsThroughCells(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WindowEvents = 3 })
 	objs := [][]byte{pod("ns", "a", "n1", "app=web", 1), pod("ns", "b", "n1", "app=web", 2)}
@@ -28,6 +34,9 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		}
 	}
 	held := c.current().st // a reader's state at RV 2
+	if !held.enter() {
+		t.Fatal("cannot enter the head state")
+	}
 	si := held.findIndex(index.Spec{Kind: index.Field, Name: "spec.nodeName"})
 	if app := held.findIndex(index.Spec{Kind: index.Label, Name: "app"}); !si.cells || app.cells {
 		t.Fatalf("cells: spec.nodeName (%d keys, %d values) %v, app (%d keys, %d values) %v",
@@ -55,16 +64,16 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		t.Errorf("a's cell holds RV %d as newest, want 8", got.rv)
 	}
 	// The window keeps 3 events (6–8): the event at 3, which replaced the version at 1, left it,
-	// and with it the link to that version.
-	if r := before["/ns/a"].at(2); r != nil {
-		t.Errorf("a's cell still reaches RV %d, older than the window", r.rv)
+	// but the held state's reader needs the link to that version.
+	if r := before["/ns/a"].at(2); r == nil || r.rv != 1 {
+		t.Errorf("a's cell reads %v at RV 2 while a reader is in the state at RV 2, want RV 1", r)
 	}
 	read := func(st *state) map[string]uint64 {
 		pl := plan{prefix: "/", si: st.findIndex(si.spec), value: "n1"}
 		pl.keys = pl.si.idx.Lookup("n1")
 		got := map[string]uint64{}
-		st.walk(pl, func(it item) bool {
-			got[it.key] = it.rec.rv
+		st.walk(pl, func(h hit) bool {
+			got[h.key] = h.version(st.rv).rv
 			return true
 		})
 		out, _, _ := st.collect(pl, &predicate{}, 0)
@@ -79,9 +88,22 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		}
 		return got
 	}
-	// The held state reads a at RV 1 through its store, the head at 8 through the cell.
+	// The held state reads a at RV 1, the head at 8, both through the cell.
 	if got := read(held); got["/ns/a"] != 1 || got["/ns/b"] != 2 || len(got) != 2+index.MaxSlice {
 		t.Errorf("held state at RV 2 reads %v, want a@1 b@2", got)
+	}
+	if rec, ok := held.get("/ns/a"); !ok || rec.rv != 1 {
+		t.Errorf("held state at RV 2 gets a at %v", rec)
+	}
+	// Once its reader left, the next eviction unlinks what only that state needed, and no reader
+	// enters it again.
+	held.leave()
+	mustApply(t, c, Modified, pod("ns", "b", "n1", "app=web,gen=x", 9), 9)
+	if r := before["/ns/a"].at(2); r != nil {
+		t.Errorf("a's cell still reaches RV %d after the reader of RV 2 left", r.rv)
+	}
+	if held.enter() {
+		t.Error("a reader entered the evicted state at RV 2")
 	}
 	if got := read(head); got["/ns/a"] != 8 || got["/ns/b"] != 2 {
 		t.Errorf("head reads %v, want a@8 b@2", got)
@@ -95,7 +117,7 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		t.Errorf("state at RV 7 reads a@%d", got["/ns/a"])
 	}
 	// A change of node writes the index; the old state keeps a under n1, the new one does not.
-	mustApply(t, c, Modified, pod("ns", "a", "n2", "app=web", 9), 9)
+	mustApply(t, c, Modified, pod("ns", "a", "n2", "app=web", 10), 10)
 	if got := read(c.current().st); got["/ns/a"] != 0 || len(got) != 1+index.MaxSlice {
 		t.Errorf("after a moved to n2, n1 reads %v", got)
 	}
@@ -128,5 +150,216 @@ func TestUpdateKeepingValueRewritesEntryInPlace(t *testing.T) {
 	res := mustList(t, c, ListOptions{LabelSelector: "id=a"})
 	if len(res.Items) != 1 || getPath(res.Items[0], "metadata.resourceVersion") != "3" {
 		t.Errorf("id=a lists %d items, RV %s", len(res.Items), getPath(res.Items[0], "metadata.resourceVersion"))
+	}
+}
+
+// A reader that entered a state keeps reading it whole — key scans, label scans and gets, at the
+// state's own versions — after the window evicted it and every key changed; once it leaves, the
+// next event unlinks what only it needed, and nothing stays queued.
+func TestEnteredStateSurvivesEviction(t *testing.T) {
+	c := newPodCache(t, func(o *Options) { o.WindowEvents = 2 })
+	var objs [][]byte
+	for i := range 40 {
+		objs = append(objs, pod("ns", fmt.Sprintf("p%02d", i), "n1", fmt.Sprintf("gen=g%d", i%2), 1))
+	}
+	if err := c.Replace(objs, 1); err != nil {
+		t.Fatal(err)
+	}
+	want := mustList(t, c, ListOptions{ResourceVersion: "0"}).Items
+	wantG0 := mustList(t, c, ListOptions{ResourceVersion: "0", LabelSelector: "gen=g0"}).Items
+	held := c.current().st
+	if !held.enter() {
+		t.Fatal("cannot enter the head state")
+	}
+	rv := uint64(1)
+	for round := range 3 {
+		for i := range 40 {
+			rv++
+			name := fmt.Sprintf("p%02d", i)
+			switch {
+			case round == 2 && i%4 == 0:
+				mustApply(t, c, Deleted, pod("ns", name, "n1", "", rv), rv)
+			case round == 1 && i%3 == 0:
+				mustApply(t, c, Modified, pod("ns", name, "n1", "gen=g9", rv), rv) // a new label set
+			default:
+				mustApply(t, c, Modified, pod("ns", name, "n2", fmt.Sprintf("gen=g%d", i%2), rv), rv)
+			}
+		}
+	}
+	for i := range 5 {
+		rv++
+		mustApply(t, c, Added, pod("ns", fmt.Sprintf("new%d", i), "n1", "gen=g0", rv), rv)
+	}
+	if len(c.retired) != 1 || len(c.unlinkable) == 0 {
+		t.Fatalf("with a reader in an evicted state: %d retired pins, %d versions left linked", len(c.retired), len(c.unlinkable))
+	}
+	scan := func(labels string) [][]byte {
+		sel, err := selection.ParseLabels(labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred := makePredicate(held.schema, c.labels.Load(), sel, selection.FieldSelector{})
+		out, _, _ := held.collect(plan{prefix: "/", start: "/"}, &pred, 0)
+		return out
+	}
+	equal := func(what string, got, want [][]byte) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d items, want %d", what, len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Errorf("%s: item %d is %s, want %s", what, i, got[i], want[i])
+			}
+		}
+	}
+	equal("key scan of the held state", scan(""), want)
+	equal("label scan of the held state", scan("gen=g0"), wantG0)
+	if rec, ok := held.get("/ns/p00"); !ok || rec.rv != 1 {
+		t.Errorf("held state gets p00 at %v", rec)
+	}
+	if _, ok := held.get("/ns/new0"); ok {
+		t.Error("held state gets a key created after it")
+	}
+
+	held.leave()
+	rv++
+	mustApply(t, c, Modified, pod("ns", "p01", "n1", "", rv), rv)
+	if len(c.retired) != 0 || len(c.unlinkable) != 0 {
+		t.Errorf("after the reader left: %d retired pins, %d versions left linked", len(c.retired), len(c.unlinkable))
+	}
+	if held.enter() {
+		t.Error("a reader entered the evicted state")
+	}
+	if _, err := c.List(context.Background(), ListOptions{ResourceVersion: "1", ResourceVersionMatch: MatchExact}); !errors.Is(err, ErrExpired) {
+		t.Errorf("exact list at the evicted RV: %v", err)
+	}
+}
+
+// Readers list and get while a writer churns through a two-event window, so that the states they
+// read are evicted under them: every answer is exactly the state at its RV, rebuilt from the
+// writer's log (run with -race).
+func TestReadsWhileWindowEvicts(t *testing.T) {
+	c := newPodCache(t, func(o *Options) { o.WindowEvents = 2 })
+	const keys = 150
+	type change struct {
+		rv  uint64
+		key string
+		gen string // "" when deleted
+	}
+	var (
+		logMu sync.Mutex
+		log   []change
+	)
+	var objs [][]byte
+	for i := range keys {
+		name := fmt.Sprintf("p%03d", i)
+		objs = append(objs, pod("ns", name, "", "gen=a", 1))
+		log = append(log, change{rv: 1, key: "/ns/" + name, gen: "a"})
+	}
+	if err := c.Replace(objs, 1); err != nil {
+		t.Fatal(err)
+	}
+	// expect replays the log up to rv: key -> (gen, RV of its last change).
+	type version struct {
+		gen string
+		rv  uint64
+	}
+	expect := func(rv uint64) map[string]version {
+		m := map[string]version{}
+		logMu.Lock()
+		defer logMu.Unlock()
+		for _, e := range log {
+			if e.rv > rv {
+				break
+			}
+			if e.gen == "" {
+				delete(m, e.key)
+			} else {
+				m[e.key] = version{e.gen, e.rv}
+			}
+		}
+		return m
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer cancel()
+		rng := rand.New(rand.NewSource(7))
+		live := map[string]bool{}
+		for i := range keys {
+			live[fmt.Sprintf("p%03d", i)] = true
+		}
+		for rv := uint64(2); rv < 4000; rv++ {
+			name := fmt.Sprintf("p%03d", rng.Intn(keys+20))
+			e := change{rv: rv, key: "/ns/" + name}
+			del := live[name] && rng.Intn(8) == 0
+			if !del {
+				e.gen = []string{"a", "a", "a", "b"}[rng.Intn(4)] // mostly updates keeping the labels
+			}
+			logMu.Lock()
+			log = append(log, e)
+			logMu.Unlock()
+			var err error
+			switch {
+			case del:
+				err = c.Apply(Event{Type: Deleted, Object: pod("ns", name, "", "", 0), ResourceVersion: rv})
+				delete(live, name)
+			case live[name]:
+				err = c.Apply(Event{Type: Modified, Object: pod("ns", name, "", "gen="+e.gen, 0), ResourceVersion: rv})
+			default:
+				err = c.Apply(Event{Type: Added, Object: pod("ns", name, "", "gen="+e.gen, 0), ResourceVersion: rv})
+				live[name] = true
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	check := func(res *ListResult, sel string) error {
+		want := expect(res.ResourceVersion)
+		n := 0
+		for _, v := range want {
+			if sel == "" || "gen="+v.gen == sel {
+				n++
+			}
+		}
+		if len(res.Items) != n {
+			return fmt.Errorf("list %q at RV %d: %d items, want %d", sel, res.ResourceVersion, len(res.Items), n)
+		}
+		for _, raw := range res.Items {
+			key := "/ns/" + getPath(raw, "metadata.name")
+			v, ok := want[key]
+			if got := getPath(raw, "metadata.resourceVersion"); !ok || got != strconv.FormatUint(v.rv, 10) || getPath(raw, "metadata.labels.gen") != v.gen {
+				return fmt.Errorf("list %q at RV %d: %s at RV %s gen %s, want %+v (present %v)", sel, res.ResourceVersion, key, got, getPath(raw, "metadata.labels.gen"), v, ok)
+			}
+		}
+		return nil
+	}
+	errs := make(chan error, 3)
+	for g := range 3 {
+		wg.Go(func() {
+			sels := []string{"", "gen=a", "gen=b"}
+			for i := 0; ctx.Err() == nil; i++ {
+				sel := sels[(i+g)%len(sels)]
+				res, err := c.List(context.Background(), ListOptions{ResourceVersion: "0", LabelSelector: sel})
+				if err == nil {
+					err = check(res, sel)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(c.retired) != 0 {
+		t.Errorf("%d retired pins after every reader left", len(c.retired))
 	}
 }

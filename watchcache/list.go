@@ -53,6 +53,7 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer st.leave()
 	pl := makePlan(st, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
 	pred := makePredicate(q.schema, c.labels.Load(), q.labels, q.fields) // on the stack: no allocation per request
 	pred.use(pl)
@@ -101,7 +102,8 @@ func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, 
 	return q, nil
 }
 
-// readState waits as the route requires and returns the state to read and the list's RV.
+// readState waits as the route requires and returns the state to read, entered (the caller leaves
+// it when done), and the list's RV.
 func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, uint64, error) {
 	switch r.kind {
 	case readExact:
@@ -114,6 +116,8 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 		if ok && e.st == nil {
 			e.st, ok = c.stateAt(e.rv)
 		}
+		// A state the window evicted since it was found is as expired as one it had evicted before.
+		ok = ok && e.st.enter()
 		if !ok {
 			if r.continued {
 				return nil, 0, &ExpiredError{Message: msgContinueTooOld, Continue: encodeContinueEtcdForm(r.start, prefix, -1)}
@@ -134,8 +138,13 @@ func (c *Cache) readState(ctx context.Context, r route, prefix string) (*state, 
 			return nil, 0, err
 		}
 	}
-	h := c.current()
-	return h.st, h.rv, nil
+	for {
+		// The head fails to enter only if the window evicted it since it was loaded: a newer head
+		// exists by then.
+		if h := c.current(); h.st.enter() {
+			return h.st, h.rv, nil
+		}
+	}
 }
 
 // currentSourceRV is the RV a consistent read must reach (rule 1.8): the source's, or, for a cache
@@ -165,6 +174,7 @@ func (c *Cache) Get(ctx context.Context, namespace, name, resourceVersion string
 	if err != nil {
 		return nil, 0, err
 	}
+	defer st.leave()
 	key := "/" + name
 	if c.opts.Resource.Namespaced {
 		key = "/" + namespace + "/" + name // "//<name>" without a namespace: an object keyed there (checkKey)

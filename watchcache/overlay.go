@@ -59,7 +59,7 @@ func overlayState(base *state, rv uint64, changes []*change, newer bool) *state 
 		sorted.inBase = append(sorted.inBase, before != nil)
 		i = j
 	}
-	return &state{rv: rv, schema: base.schema, tree: base.tree, ns: base.ns, indexes: base.indexes, base: base, over: sorted}
+	return &state{rv: rv, schema: base.schema, tree: base.tree, ns: base.ns, indexes: base.indexes, base: base, over: sorted, pin: new(pin)}
 }
 
 // find returns the position of the first overlay key ≥ key, and whether it is key.
@@ -79,7 +79,7 @@ func (st *state) inPlan(pl plan, rec *record) bool {
 // walkOverlay is walk for a state with an overlay: the base's walk merged, in key order, with the
 // overlay's versions — a base item whose key the overlay holds is replaced by the overlay's
 // version (or dropped), and overlay keys the base's range lacks are added where they belong.
-func (st *state) walkOverlay(pl plan, yield func(item) bool) {
+func (st *state) walkOverlay(pl plan, yield func(hit) bool) {
 	ov := st.over
 	i, _ := ov.find(pl.start)
 	// emitBefore yields the overlay's versions of the keys before key (all when last), in range
@@ -90,27 +90,27 @@ func (st *state) walkOverlay(pl plan, yield func(item) bool) {
 			if !pl.inRange(k) {
 				return false
 			}
-			if rec != nil && st.inPlan(pl, rec) && !yield(item{key: k, rec: rec, ls: rec.ls}) {
+			if rec != nil && st.inPlan(pl, rec) && !yield(hit{key: k, rec: rec, ls: rec.ls}) {
 				return false
 			}
 		}
 		return true
 	}
 	done := false
-	st.base.walk(pl, func(it item) bool {
-		if !emitBefore(it.key, false) {
+	st.base.walk(pl, func(h hit) bool {
+		if !emitBefore(h.key, false) {
 			done = true
 			return false
 		}
-		if i < len(ov.keys) && ov.keys[i] == it.key {
+		if i < len(ov.keys) && ov.keys[i] == h.key {
 			rec := ov.recs[i]
 			i++
 			if rec == nil || !st.inPlan(pl, rec) {
 				return true
 			}
-			it = item{key: it.key, rec: rec, ls: rec.ls}
+			h = hit{key: h.key, rec: rec, ls: rec.ls}
 		}
-		if !yield(it) {
+		if !yield(h) {
 			done = true
 			return false
 		}
@@ -127,7 +127,12 @@ func (st *state) getOverlay(key string) (*record, bool) {
 		rec := st.over.recs[i]
 		return rec, rec != nil
 	}
-	return st.base.get(key)
+	it, ok := st.base.tree.Get(item{key: key})
+	if !ok {
+		return nil, false
+	}
+	rec := it.c.at(st.rv) // a key the overlay lacks has the same version at st's RV as at the base's
+	return rec, rec != nil
 }
 
 // countAfterOverlay is countAfter for a state with an overlay: the base's count, corrected by each

@@ -111,8 +111,39 @@ func (pl *plan) inRange(key string) bool {
 	return strings.HasPrefix(key, pl.prefix)
 }
 
-// walk yields the items of the plan's range from its start key, in key order, until yield returns false.
-func (st *state) walk(pl plan, yield func(item) bool) {
+// hit is one key as a walk yields it: its version when the walk has it at hand (an index entry
+// holding records, an overlay), otherwise its cell and, from the store, its label set — the reader
+// resolves the version (hit.version) only if the labels match, so a label scan reads no record.
+type hit struct {
+	key string
+	ls  *labelSet // nil when rec is nil and the walk did not read the store (an index holding cells)
+	rec *record
+	c   *cell
+}
+
+// version returns the hit's version at rv (the reading state's RV), nil if the key has none there.
+func (h *hit) version(rv uint64) *record {
+	if h.rec == nil {
+		h.rec = h.c.at(rv)
+		if h.rec != nil {
+			h.ls = h.rec.ls
+		}
+	}
+	return h.rec
+}
+
+// labels returns the hit's label set at rv.
+func (h *hit) labels(rv uint64) *labelSet {
+	if h.ls == nil && h.version(rv) == nil {
+		return nil
+	}
+	return h.ls
+}
+
+// walk yields the keys of the plan's range from its start key, in key order, until yield returns
+// false. The caller reads each hit's version at st's RV (for a state with an overlay, that RV, not
+// its base's: the overlay replaces every key written in between).
+func (st *state) walk(pl plan, yield func(hit) bool) {
 	if st.over != nil {
 		st.walkOverlay(pl, yield)
 		return
@@ -122,13 +153,12 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 			if !pl.inRange(key) {
 				return false
 			}
-			rec := st.record(pl.si, key, p)
-			return yield(item{key: key, rec: rec, ls: rec.ls})
+			return yield(pl.si.hit(key, p))
 		})
 		return
 	}
 	st.tree.AscendGreaterOrEqual(item{key: pl.start}, func(it item) bool {
-		return pl.inRange(it.key) && yield(it)
+		return pl.inRange(it.key) && yield(hit{key: it.key, ls: it.ls, c: it.c})
 	})
 }
 
@@ -138,14 +168,14 @@ func (st *state) walk(pl plan, yield func(item) bool) {
 // pointers allocated up front costs more than a 20-item indexed page itself.
 func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, last string, more bool) {
 	out = make([][]byte, 0, collectCap(st, pl, pred, limit))
-	visit := func(it item) bool {
+	visit := func(h hit) bool {
 		if limit > 0 && int64(len(out)) == limit {
 			more = true
 			return false
 		}
-		if pred.matchItem(it) {
-			out = append(out, it.rec.raw)
-			last = it.key
+		if pred.matchHit(&h, st.rv) {
+			out = append(out, h.rec.raw)
+			last = h.key
 		}
 		return true
 	}
@@ -161,9 +191,19 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 			if !pl.inRange(e.Key) {
 				break
 			}
-			rec := st.record(pl.si, e.Key, e.Item)
-			if !visit(item{key: e.Key, rec: rec, ls: rec.ls}) {
+			if limit > 0 && int64(len(out)) == limit {
+				more = true
 				break
+			}
+			rec := (*record)(e.Item)
+			if pl.si.cells {
+				if rec = (*cell)(e.Item).at(st.rv); rec == nil {
+					continue
+				}
+			}
+			if pred.matchRecord(rec) {
+				out = append(out, rec.raw)
+				last = e.Key
 			}
 		}
 	} else {
@@ -205,7 +245,7 @@ func collectCap(st *state, pl plan, pred *predicate, limit int64) int {
 func (st *state) hasKeyAfter(pl plan, key string) bool {
 	found := false
 	if st.over != nil {
-		st.walk(plan{prefix: pl.prefix, start: key + "\x00", only: pl.only}, func(item) bool {
+		st.walk(plan{prefix: pl.prefix, start: key + "\x00", only: pl.only}, func(hit) bool {
 			found = true
 			return false
 		})

@@ -42,11 +42,21 @@ func makePredicate(schema *selection.Schema, sets *labelSets, l selection.LabelS
 // empty reports whether the predicate selects everything (rule 2.7: remainingItemCount only then).
 func (p *predicate) empty() bool { return !p.hasLabels && !p.hasFields }
 
-func (p *predicate) matchItem(it item) bool {
-	if p.hasLabels && !p.skipLabels && !p.matchLabels(it.ls) {
-		return false
+// matchHit reports whether the hit's version at rv exists and matches; the version is read only
+// when the label set (from the store, when the walk read it) matches. On true, h.rec is set.
+func (p *predicate) matchHit(h *hit, rv uint64) bool {
+	if p.hasLabels && !p.skipLabels {
+		ls := h.labels(rv)
+		if ls == nil || !p.matchLabels(ls) {
+			return false
+		}
 	}
-	return !p.hasFields || p.skipFields || p.fields.MatchesExcept(it.rec.fields(p.schema), p.skipTerm)
+	rec := h.version(rv)
+	return rec != nil && p.matchFields(rec)
+}
+
+func (p *predicate) matchFields(rec *record) bool {
+	return !p.hasFields || p.skipFields || p.fields.MatchesExcept(rec.fields(p.schema), p.skipTerm)
 }
 
 // use tells the predicate which part the plan's index range already guarantees.
@@ -60,7 +70,9 @@ func (p *predicate) use(pl plan) {
 	}
 }
 
-func (p *predicate) matchRecord(r *record) bool { return p.matchItem(r.item()) }
+func (p *predicate) matchRecord(r *record) bool {
+	return (!p.hasLabels || p.skipLabels || p.matchLabels(r.ls)) && p.matchFields(r)
+}
 
 func (p *predicate) matchLabels(ls *labelSet) bool {
 	if int(ls.id) < len(p.memo) {

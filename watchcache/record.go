@@ -24,9 +24,9 @@ type record struct {
 	ls  *labelSet // the interned label set
 	key string    // "/<namespace>/<name>" or "/<name>"
 	rv  uint64    // the RV of the event that produced this version (== metadata.resourceVersion of raw)
-	// prev is the key's previous version while a retained state may read it through the key's
-	// cell: set before the record is published, cleared when the event that made this version
-	// leaves the window (window.push). The only field written after publication.
+	// prev is the key's previous version while a retained or running read may need it: set before
+	// the record is published, cleared once the event that made this version left the window and
+	// no reader reads a state older than it (Cache.unlink). The only field written after publication.
 	prev atomic.Pointer[record]
 	cell *cell // the key's cell, shared by all its versions since it was created
 	obj  selection.Object
@@ -46,17 +46,19 @@ func (r *record) internLabels(t *labelSets) {
 	r.obj.Labels, r.obj.LabelsRaw = nil, ""
 }
 
-// item is what the store B-tree holds: the key inline (comparisons do not chase the record) and the
-// interned label set inline (a label-only scan does not touch the record at all).
+// item is what the store B-tree holds: the key inline (comparisons do not chase the cell), the
+// key's cell (its versions), and the label set of the version the tree was last written with
+// inline (a label-only scan reads neither the cell nor the record; a change of labels rewrites the
+// item, so in every state the item's set is its version's).
 type item struct {
 	key string
-	rec *record
+	c   *cell
 	ls  *labelSet
 }
 
 func itemLess(a, b item) bool { return a.key < b.key }
 
-func (r *record) item() item { return item{key: r.key, rec: r, ls: r.ls} }
+func (r *record) item() item { return item{key: r.key, c: r.cell, ls: r.ls} }
 
 // fieldValue returns the value of the field at schema position pos. Records extracted before the
 // field was registered (held only by older snapshots) are re-extracted: slow, but correct.

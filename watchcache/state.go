@@ -18,7 +18,9 @@ const storeDegree = 16
 // state is the cache's content at one resourceVersion: the store, the namespace counts and the
 // indexes, all B-trees. A published state is immutable and may be read by any number of
 // goroutines; only the writer's working state is ever modified, and each snapshot is an O(1)
-// copy-on-write clone of it.
+// copy-on-write clone of it. The store and the indexes whose values have many keys hold the keys'
+// cells, which an update writes in place: a state reads each key's version at its own RV through
+// the cell, after entering the state (pin).
 type state struct {
 	rv      uint64
 	schema  *selection.Schema
@@ -30,6 +32,9 @@ type state struct {
 	// read, never cloned or written.
 	base *state
 	over *overlay
+	// pin counts the readers of the states at this RV (cell.go): a reader enters a published state
+	// before reading it.
+	pin *pin
 }
 
 // stateIndex is one registered index as held by one state.
@@ -42,7 +47,7 @@ type stateIndex struct {
 	// label, a phase). Such values keep their keys in B-trees, whose path a rewritten entry
 	// copies after every snapshot: with cells, an update that keeps the value writes nothing. A
 	// value with a few keys (a node's pods) is a slice, cheap to copy, and a page of it reads
-	// each record directly instead of through its cell.
+	// each record directly instead of through its cell (one dependent load less per item).
 	cells bool
 }
 
@@ -54,12 +59,13 @@ func (si *stateIndex) ref(rec *record) unsafe.Pointer {
 	return unsafe.Pointer(rec)
 }
 
-// record returns the version at st's RV of key, whose entry in si holds p.
-func (st *state) record(si *stateIndex, key string, p unsafe.Pointer) *record {
+// hit returns key's entry in si, which holds p, as a walk yields it.
+func (si *stateIndex) hit(key string, p unsafe.Pointer) hit {
 	if si.cells {
-		return st.indexed(key, (*cell)(p))
+		return hit{key: key, c: (*cell)(p)}
 	}
-	return (*record)(p)
+	rec := (*record)(p)
+	return hit{key: key, rec: rec, ls: rec.ls}
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
@@ -81,7 +87,7 @@ type nsCount struct {
 func nsLess(a, b nsCount) bool { return a.ns < b.ns }
 
 func newState(schema *selection.Schema, namespaced bool) *state {
-	st := &state{schema: schema, tree: btree.NewG(storeDegree, itemLess)}
+	st := &state{schema: schema, tree: btree.NewG(storeDegree, itemLess), pin: new(pin)}
 	if namespaced {
 		st.ns = btree.NewG(storeDegree, nsLess)
 	}
@@ -92,7 +98,7 @@ func newState(schema *selection.Schema, namespaced bool) *state {
 // copy-on-write context), so it must be called by the writer on its working state, never on a
 // published one.
 func (st *state) clone() *state {
-	out := &state{rv: st.rv, schema: st.schema, tree: st.tree.Clone()}
+	out := &state{rv: st.rv, schema: st.schema, tree: st.tree.Clone(), pin: new(pin)}
 	if st.ns != nil {
 		out.ns = st.ns.Clone()
 	}
@@ -103,32 +109,42 @@ func (st *state) clone() *state {
 	return out
 }
 
-// get returns the record stored under key.
+// get returns the version of key at st's RV.
 func (st *state) get(key string) (*record, bool) {
 	if st.over != nil {
 		return st.getOverlay(key)
 	}
 	it, ok := st.tree.Get(item{key: key})
-	return it.rec, ok
+	if !ok {
+		return nil, false
+	}
+	rec := it.c.at(st.rv)
+	return rec, rec != nil
 }
 
-// put stores rec (insert or replace) and maintains indexes and counts. It returns the replaced record.
-// rec joins the cell of the version it replaces (a new key gets a new cell); an index whose entries
-// hold cells is written only when rec's value in it differs from the replaced version's.
+// put stores rec (insert or replace) in the writer's working state and maintains indexes and
+// counts. It returns the replaced record. rec joins the cell of the version it replaces (a new key
+// gets a new cell): the store's B-tree is written only for a new key or a new label set, and an
+// index whose entries hold cells only when rec's value in it differs from the replaced version's.
 func (st *state) put(rec *record) (*record, bool) {
-	it := rec.item()
-	old, had := st.tree.ReplaceOrInsert(it)
+	var old *record
+	it, had := st.tree.Get(item{key: rec.key})
 	if had {
-		rec.cell = old.rec.cell
-		rec.prev.Store(old.rec) // before the cell publishes rec: readers follow prev from it
+		old = it.c.head.Load() // the working state's version is its cell's newest
+		rec.cell = it.c
+		rec.prev.Store(old) // before the cell publishes rec: readers follow prev from it
+		if old.ls != rec.ls {
+			st.tree.ReplaceOrInsert(rec.item())
+		}
 	} else {
 		rec.cell = new(cell)
+		st.tree.ReplaceOrInsert(rec.item())
 	}
 	rec.cell.head.Store(rec)
 	for _, si := range st.indexes {
 		nv, nok := si.value(st.schema, rec)
 		if had {
-			ov, ook := si.value(st.schema, old.rec)
+			ov, ook := si.value(st.schema, old)
 			same := ook && nok && ov == nv
 			if same && si.cells {
 				continue
@@ -144,24 +160,26 @@ func (st *state) put(rec *record) (*record, bool) {
 	if !had && st.ns != nil {
 		st.addNS(keyNamespace(rec.key), 1) // the key's: an object's metadata need not match it (Event.Key)
 	}
-	return old.rec, had
+	return old, had
 }
 
-// remove deletes key and returns the record it held.
+// remove deletes key from the writer's working state and returns the record it held. The key's
+// cell keeps its versions for the states that still hold it.
 func (st *state) remove(key string) (*record, bool) {
-	old, had := st.tree.Delete(item{key: key})
+	it, had := st.tree.Delete(item{key: key})
 	if !had {
 		return nil, false
 	}
+	old := it.c.head.Load()
 	for _, si := range st.indexes {
-		if v, ok := si.value(st.schema, old.rec); ok {
+		if v, ok := si.value(st.schema, old); ok {
 			si.idx.Delete(v, key)
 		}
 	}
 	if st.ns != nil {
 		st.addNS(keyNamespace(key), -1)
 	}
-	return old.rec, true
+	return old, true
 }
 
 func (st *state) addNS(ns string, d int) {
@@ -181,8 +199,9 @@ func (st *state) addIndex(spec index.Spec, pos int) {
 	build := func() {
 		si.idx = index.New[unsafe.Pointer]()
 		st.tree.Ascend(func(it item) bool {
-			if v, ok := si.value(st.schema, it.rec); ok {
-				si.idx.Insert(v, it.key, si.ref(it.rec))
+			rec := it.c.head.Load() // a state being built or the working state: the newest version
+			if v, ok := si.value(st.schema, rec); ok {
+				si.idx.Insert(v, it.key, si.ref(rec))
 			}
 			return true
 		})

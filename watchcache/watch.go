@@ -258,6 +258,7 @@ func (w *watcher) run(q query, ws watchStart) {
 	switch {
 	case ws.initial:
 		initial, startRV = h.st, h.rv
+		initial.enter() // the head is the window's newest entry: never evicted, so never refused
 	case ws.fromNow:
 		startRV = h.rv
 	default:
@@ -284,12 +285,13 @@ func (w *watcher) run(q query, ws watchStart) {
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
 		pred.use(pl)
 		ok := true
-		initial.walk(pl, func(it item) bool {
-			if pred.matchItem(it) {
-				ok = w.send(WatchEvent{Type: Added, Object: it.rec.raw, ResourceVersion: it.rec.rv})
+		initial.walk(pl, func(h hit) bool {
+			if pred.matchHit(&h, initial.rv) {
+				ok = w.send(WatchEvent{Type: Added, Object: h.rec.raw, ResourceVersion: h.rec.rv})
 			}
 			return ok
 		})
+		initial.leave()
 		if !ok {
 			return
 		}

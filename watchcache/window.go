@@ -43,8 +43,8 @@ func (w *window) reset(st *state, rv uint64, now time.Time) {
 }
 
 // push appends an entry and evicts the oldest ones beyond count or older than age (age < 0: no age
-// bound). The newest entry is never evicted.
-func (w *window) push(e entry, count int, age time.Duration) {
+// bound), handing each to retire, oldest first. The newest entry is never evicted.
+func (w *window) push(e entry, count int, age time.Duration, retire func(entry)) {
 	w.entries = append(w.entries, e)
 	drop := 0
 	for len(w.entries)-drop > 1 {
@@ -57,10 +57,7 @@ func (w *window) push(e entry, count int, age time.Duration) {
 	}
 	if drop > 0 {
 		for _, old := range w.entries[:drop] {
-			if old.ev != nil && old.ev.typ == Modified {
-				// No retained state is older than this event: none reads the version it replaced.
-				old.ev.cur.prev.Store(nil)
-			}
+			retire(old)
 		}
 		clear(w.entries[:drop]) // release the states for the collector
 		w.entries = w.entries[drop:]
