@@ -171,11 +171,15 @@ func (c *Cache) Apply(ev Event) error {
 // clones the working state (O(1)), but the next write to each B-tree then copies the nodes on its
 // path: publishing once per batch of events shares the copies of the upper nodes within the batch,
 // and leaves the window fewer states to retain. Readers publish whenever they need the newest
-// state, so this bounds only what a stretch of events nobody read costs: BenchmarkApply measured
-// ≈20 µs per event at 32, ≈17 at 128, ≈14 at 1024 (bench/ ingest by ADDED events ≈9.2, ≈8.3, ≈7.6).
-// An RV nobody read is read through the nearest published state and an overlay of the keys
-// written since (stateAt, overlay.go).
-const publishEvery = 256
+// state, so this bounds only what a stretch of events nobody read costs. An RV nobody read is read
+// through the nearest published state and an overlay of the keys written in between (stateAt,
+// overlay.go), which costs in proportion to publishEvery/2.
+//
+// Since updates write cells rather than the store's tree, publishing more often costs little:
+// A/B at 64, 128 and 256 (3 rounds each) measured BenchmarkApply 11.4–12.6, 11.4–11.8 and
+// 11.0–11.5 µs, BenchmarkExactUnpublished 46–59, 61–83 and 84–96 µs. (Before cells, BenchmarkApply
+// measured ≈17 µs at 128 and ≈14 at 1024.)
+const publishEvery = 128
 
 // commitLocked records the applied event in the window, queues it to watchers and advances the
 // clock. The state at rv is published now only if publishEvery events are pending; otherwise the
