@@ -148,12 +148,11 @@ func (c *Cache) Apply(ev Event) error {
 	}
 	ch := &change{typ: ev.Type, cur: rec}
 	if ev.Type == Deleted {
-		prev, ok := c.work.get(rec.key)
+		prev, ok := c.work.remove(rec.key) // nothing changes if the key is unknown
 		if !ok {
 			return fmt.Errorf("apply %s %s: %w", ev.Type, rec.key, ErrUnknownKey)
 		}
 		rec.internLabels(sets)
-		c.work.remove(rec.key)
 		ch.prev = prev
 	} else {
 		rec.internLabels(sets)

@@ -35,6 +35,11 @@ type state struct {
 	// pin counts the readers of the states at this RV (cell.go): a reader enters a published state
 	// before reading it.
 	pin *pin
+	// cells maps each key to its cell in a state being written (the writer's working state, or
+	// one a re-list is building); nil in published states. An update that keeps the key's label
+	// set finds its cell here and writes no tree: a hash lookup instead of a B-tree search whose
+	// key comparisons miss the CPU cache.
+	cells map[string]*cell
 }
 
 // stateIndex is one registered index as held by one state.
@@ -87,7 +92,7 @@ type nsCount struct {
 func nsLess(a, b nsCount) bool { return a.ns < b.ns }
 
 func newState(schema *selection.Schema, namespaced bool) *state {
-	st := &state{schema: schema, tree: btree.NewG(storeDegree, itemLess), pin: new(pin)}
+	st := &state{schema: schema, tree: btree.NewG(storeDegree, itemLess), pin: new(pin), cells: map[string]*cell{}}
 	if namespaced {
 		st.ns = btree.NewG(storeDegree, nsLess)
 	}
@@ -128,16 +133,17 @@ func (st *state) get(key string) (*record, bool) {
 // index whose entries hold cells only when rec's value in it differs from the replaced version's.
 func (st *state) put(rec *record) (*record, bool) {
 	var old *record
-	it, had := st.tree.Get(item{key: rec.key})
+	c, had := st.cells[rec.key]
 	if had {
-		old = it.c.head.Load() // the working state's version is its cell's newest
-		rec.cell = it.c
+		old = c.head.Load() // the working state's version is its cell's newest
+		rec.cell = c
 		rec.prev.Store(old) // before the cell publishes rec: readers follow prev from it
 		if old.ls != rec.ls {
 			st.tree.ReplaceOrInsert(rec.item())
 		}
 	} else {
 		rec.cell = new(cell)
+		st.cells[rec.key] = rec.cell
 		st.tree.ReplaceOrInsert(rec.item())
 	}
 	rec.cell.head.Store(rec)
@@ -170,6 +176,7 @@ func (st *state) remove(key string) (*record, bool) {
 	if !had {
 		return nil, false
 	}
+	delete(st.cells, key)
 	old := it.c.head.Load()
 	for _, si := range st.indexes {
 		if v, ok := si.value(st.schema, old); ok {
