@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"strings"
 	"testing"
 )
@@ -346,4 +347,26 @@ func BenchmarkDecodeContinue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// cleanRooted is path.Clean(p) == p for rooted paths.
+func TestCleanRootedMatchesPathClean(t *testing.T) {
+	for _, p := range []string{"/", "//", "/a", "/a/", "/a//b", "/./a", "/a/.", "/a/..", "/../a", "/.a", "/a..", "/a/.b/c",
+		"/..", "/.", "/ns/pod\x00", "/ns/../x\x00", "/ns/./x", "/ns//x\x00", "/ns/x/", "/a/b/c/d"} {
+		if got, want := cleanRooted(p), path.Clean(p) == p; got != want {
+			t.Errorf("cleanRooted(%q) = %v, path.Clean says %v", p, got, want)
+		}
+	}
+}
+
+func FuzzCleanRooted(f *testing.F) {
+	for _, p := range []string{"/", "/a/b", "/a/../b", "/a//b/", "/./\x00"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		p = "/" + p
+		if got, want := cleanRooted(p), path.Clean(p) == p; got != want {
+			t.Errorf("cleanRooted(%q) = %v, path.Clean says %v", p, got, want)
+		}
+	})
 }
