@@ -101,7 +101,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 			perEvent(b, w, cpu)
 		})
-		// N ADDED events applied one by one (the default window; Apply publishes a snapshot every 256 events).
+		// N ADDED events applied one by one (the default window; Apply publishes a snapshot every 128 events).
 		s.peer("ours-apply", func(b *testing.B, w *world) {
 			cpu := cpuNow()
 			for b.Loop() {

@@ -159,7 +159,7 @@ type workload struct {
 
 var workloads = []workload{
 	{"Ingest", "Ingest: raw JSON → queryable (with the spec.nodeName index)",
-		"ns/op is building from all N pods; per event = per object. ours-replace: Replace of the list; ours-apply: N ADDED events applied one by one (the default window; a snapshot published every 256 events unless a reader needs one sooner); client-go: decode (k8s JSON serializer) + Indexer.Add on one goroutine; cacher-build: NewCacherFromConfig + Wait over etcd (its list from etcd, decode, store).",
+		"ns/op is building from all N pods; per event = per object. ours-replace: Replace of the list; ours-apply: N ADDED events applied one by one (the default window; a snapshot published every 128 events unless a reader needs one sooner); client-go: decode (k8s JSON serializer) + Indexer.Add on one goroutine; cacher-build: NewCacherFromConfig + Wait over etcd (its list from etcd, decode, store).",
 		"ours-replace", []string{"ours-replace", "ours-apply", "client-go", "cacher-build"}, []string{"sec/event", "cpu-sec/event"}},
 	{"IndexedPage", "Indexed field page: fieldSelector=spec.nodeName=X, limit 500",
 		"≈N/5000 matches, rotating over 64 nodes (items/op is the average over the nodes a peer queried: the etcd path, at one query per run, samples 5 nodes). client-go: ByIndex (no order, no paging).",
