@@ -124,6 +124,20 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 	if got := read(head); got["/ns/a"] != 8 {
 		t.Errorf("the state at RV 8 lost a under n1: %v", got)
 	}
+	// A value with a few keys in an index of cells is a slice, which a page walks in a plain loop:
+	// it reads each key's version through its cell too (under -race, checkptr refuses a cell read
+	// as a record). a, moved to n2 at 10, is n2's only key; then it gets a new version there.
+	mustApply(t, c, Modified, pod("ns", "a", "n2", "app=web,gen=x", 11), 11)
+	for _, tc := range []struct{ rv, want string }{{"", "11"}, {"10", "10"}} {
+		o := ListOptions{FieldSelector: "spec.nodeName=n2", ResourceVersion: tc.rv}
+		if tc.rv != "" {
+			o.ResourceVersionMatch = MatchExact
+		}
+		res := mustList(t, c, o)
+		if got := names(res.Items); len(got) != 1 || getPath(res.Items[0], "metadata.resourceVersion") != tc.want {
+			t.Errorf("spec.nodeName=n2 at RV %q lists %v, want a at %s", tc.rv, got, tc.want)
+		}
+	}
 }
 
 // An update that keeps a key's value in an index whose entries hold records replaces the entry in

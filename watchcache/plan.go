@@ -195,11 +195,13 @@ func (st *state) collect(pl plan, pred *predicate, limit int64) (out [][]byte, l
 				more = true
 				break
 			}
-			rec := (*record)(e.Item)
+			var rec *record
 			if pl.si.cells {
 				if rec = (*cell)(e.Item).at(st.rv); rec == nil {
 					continue
 				}
+			} else {
+				rec = (*record)(e.Item)
 			}
 			if pred.matchRecord(rec) {
 				out = append(out, rec.raw)
