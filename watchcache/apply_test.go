@@ -118,20 +118,13 @@ func TestClusterScoped(t *testing.T) {
 // RV: no duplicate, no skip, no time travel. The expected state is rebuilt from the writer's own log.
 func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WindowEvents = 1 << 20 })
-	type change struct {
-		rv  uint64
-		key string
-		gen string // "" when deleted
-	}
-	var (
-		logMu sync.Mutex
-		log   []change
-	)
+	var log changeLog
 	var objs [][]byte
 	var initial []string
 	for i := range 200 {
 		objs = append(objs, pod(fmt.Sprint("ns-", i%5), fmt.Sprintf("p%03d", i), "", "", uint64(i+1)))
 		initial = append(initial, fmt.Sprintf("ns-%d/p%03d", i%5, i))
+		log.add(loggedChange{rv: 1000, key: initial[i], gen: "-"})
 	}
 	if err := c.Replace(objs, 1000); err != nil {
 		t.Fatal(err)
@@ -142,20 +135,8 @@ func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
 	// stateAt replays the log: key -> gen label ("-" for objects without one).
 	stateAt := func(rv uint64) map[string]string {
 		m := map[string]string{}
-		for _, k := range initial {
-			m[k] = "-"
-		}
-		logMu.Lock()
-		defer logMu.Unlock()
-		for _, e := range log {
-			if e.rv > rv {
-				break
-			}
-			if e.gen == "" {
-				delete(m, e.key)
-			} else {
-				m[e.key] = e.gen
-			}
+		for k, e := range log.at(rv) {
+			m[k] = e.gen
 		}
 		return m
 	}
@@ -176,15 +157,12 @@ func TestConcurrentPagingIsSnapshotConsistent(t *testing.T) {
 			i := rng.Intn(300)
 			ns, name := fmt.Sprint("ns-", i%5), fmt.Sprintf("p%03d", i)
 			key := ns + "/" + name
-			e := change{rv: rv, key: key}
+			e := loggedChange{rv: rv, key: key}
 			del := live[key] && rng.Intn(3) == 0
 			if !del {
 				e.gen = fmt.Sprint(rv % 3)
 			}
-			// Log before applying: a reader that sees RV rv in the cache must find it in the log.
-			logMu.Lock()
-			log = append(log, e)
-			logMu.Unlock()
+			log.add(e) // before applying: a reader that sees RV rv in the cache must find it in the log
 			var err error
 			if del {
 				err = c.Apply(Event{Type: Deleted, Object: pod(ns, name, "", "", 0), ResourceVersion: rv})

@@ -256,44 +256,15 @@ func TestEnteredStateSurvivesEviction(t *testing.T) {
 func TestReadsWhileWindowEvicts(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WindowEvents = 2 })
 	const keys = 150
-	type change struct {
-		rv  uint64
-		key string
-		gen string // "" when deleted
-	}
-	var (
-		logMu sync.Mutex
-		log   []change
-	)
+	var log changeLog
 	var objs [][]byte
 	for i := range keys {
 		name := fmt.Sprintf("p%03d", i)
 		objs = append(objs, pod("ns", name, "", "gen=a", 1))
-		log = append(log, change{rv: 1, key: "/ns/" + name, gen: "a"})
+		log.add(loggedChange{rv: 1, key: "/ns/" + name, gen: "a"})
 	}
 	if err := c.Replace(objs, 1); err != nil {
 		t.Fatal(err)
-	}
-	// expect replays the log up to rv: key -> (gen, RV of its last change).
-	type version struct {
-		gen string
-		rv  uint64
-	}
-	expect := func(rv uint64) map[string]version {
-		m := map[string]version{}
-		logMu.Lock()
-		defer logMu.Unlock()
-		for _, e := range log {
-			if e.rv > rv {
-				break
-			}
-			if e.gen == "" {
-				delete(m, e.key)
-			} else {
-				m[e.key] = version{e.gen, e.rv}
-			}
-		}
-		return m
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -306,14 +277,12 @@ func TestReadsWhileWindowEvicts(t *testing.T) {
 		}
 		for rv := uint64(2); rv < 4000; rv++ {
 			name := fmt.Sprintf("p%03d", rng.Intn(keys+20))
-			e := change{rv: rv, key: "/ns/" + name}
+			e := loggedChange{rv: rv, key: "/ns/" + name}
 			del := live[name] && rng.Intn(8) == 0
 			if !del {
 				e.gen = []string{"a", "a", "a", "b"}[rng.Intn(4)] // mostly updates keeping the labels
 			}
-			logMu.Lock()
-			log = append(log, e)
-			logMu.Unlock()
+			log.add(e)
 			var err error
 			switch {
 			case del:
@@ -332,7 +301,7 @@ func TestReadsWhileWindowEvicts(t *testing.T) {
 		}
 	})
 	check := func(res *ListResult, sel string) error {
-		want := expect(res.ResourceVersion)
+		want := log.at(res.ResourceVersion) // key -> its last change: gen label and RV
 		n := 0
 		for _, v := range want {
 			if sel == "" || "gen="+v.gen == sel {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,3 +118,42 @@ func decodeToken(t testing.TB, tok string) map[string]any {
 }
 
 func getPath(obj []byte, path string) string { return gjson.GetBytes(obj, path).String() }
+
+// changeLog is a writer's log of the changes it applies, which concurrent readers replay to rebuild
+// the state at the RV a list answered with. The writer logs a change before applying it, so a
+// reader that sees an RV in the cache finds it in the log.
+type changeLog struct {
+	mu      sync.Mutex
+	changes []loggedChange
+}
+
+// loggedChange is one change of one key: its new gen label, or "" for a deletion.
+type loggedChange struct {
+	rv  uint64
+	key string
+	gen string
+}
+
+func (l *changeLog) add(e loggedChange) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.changes = append(l.changes, e)
+}
+
+// at replays the log up to rv: each live key's last change.
+func (l *changeLog) at(rv uint64) map[string]loggedChange {
+	m := map[string]loggedChange{}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range l.changes {
+		if e.rv > rv {
+			break
+		}
+		if e.gen == "" {
+			delete(m, e.key)
+		} else {
+			m[e.key] = e
+		}
+	}
+	return m
+}
