@@ -127,12 +127,7 @@ func (st *state) getOverlay(key string) (*record, bool) {
 		rec := st.over.recs[i]
 		return rec, rec != nil
 	}
-	it, ok := st.base.tree.Get(item{key: key})
-	if !ok {
-		return nil, false
-	}
-	rec := it.c.at(st.rv) // a key the overlay lacks has the same version at st's RV as at the base's
-	return rec, rec != nil
+	return st.base.storeAt(key, st.rv) // a key the overlay lacks has the same version at st's RV as at the base's
 }
 
 // countAfterOverlay is countAfter for a state with an overlay: the base's count, corrected by each

@@ -119,11 +119,16 @@ func (st *state) get(key string) (*record, bool) {
 	if st.over != nil {
 		return st.getOverlay(key)
 	}
+	return st.storeAt(key, st.rv)
+}
+
+// storeAt returns the version at rv of key, as st's store holds it (st has no overlay).
+func (st *state) storeAt(key string, rv uint64) (*record, bool) {
 	it, ok := st.tree.Get(item{key: key})
 	if !ok {
 		return nil, false
 	}
-	rec := it.c.at(st.rv)
+	rec := it.c.at(rv)
 	return rec, rec != nil
 }
 
