@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/watchcache/watchcache/kubeapi"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
@@ -62,8 +62,24 @@ type etcdFeed struct {
 	closed bool
 }
 
+// etcdFlags are serve's options of the etcd client beyond the endpoints: TLS, as the apiserver's
+// --etcd-cafile, --etcd-certfile and --etcd-keyfile.
+type etcdFlags struct {
+	caFile, certFile, keyFile string
+}
+
+// etcdOnlyFlags are the flags that only --etcd-endpoints reads.
+var etcdOnlyFlags = []string{"etcd-cafile", "etcd-certfile", "etcd-keyfile"}
+
+// addEtcdFlags defines the etcd client's flags on fs.
+func addEtcdFlags(fs *flag.FlagSet, f *etcdFlags) {
+	fs.StringVar(&f.caFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication (as the kube-apiserver's)")
+	fs.StringVar(&f.certFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication (as the kube-apiserver's)")
+	fs.StringVar(&f.keyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication (as the kube-apiserver's)")
+}
+
 // newEtcdFeed connects to etcd (lazily: the first request dials).
-func newEtcdFeed(endpoints, pathPrefix string, log *slog.Logger) (*etcdFeed, error) {
+func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (*etcdFeed, error) {
 	var eps []string
 	for e := range strings.SplitSeq(endpoints, ",") {
 		if e = strings.TrimSpace(e); e != "" {
@@ -76,10 +92,10 @@ func newEtcdFeed(endpoints, pathPrefix string, log *slog.Logger) (*etcdFeed, err
 	if !strings.HasPrefix(pathPrefix, "/") || path.Clean(pathPrefix) != pathPrefix || pathPrefix == "/" {
 		return nil, fmt.Errorf("--etcd-prefix %q: want a clean absolute path such as /registry", pathPrefix)
 	}
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   eps,
+	cli, err := etcdsource.NewClient(etcdsource.ClientConfig{
+		Endpoints: eps,
+		CAFile:    ef.caFile, CertFile: ef.certFile, KeyFile: ef.keyFile,
 		DialTimeout: etcdCheckTimeout,
-		Logger:      zap.NewNop(), // the source logs what matters, through slog
 	})
 	if err != nil {
 		return nil, fmt.Errorf("etcd client: %w", err)

@@ -132,11 +132,15 @@ func TestServeEtcdFlags(t *testing.T) {
 		{"--etcd-endpoints", "http://127.0.0.1:1", "--etcd-prefix", "registry"},
 		{"--etcd-endpoints", " , "},
 		{"--etcd-prefix", "/registry"},
+		{"--etcd-cafile", "ca.crt"},                                                  // TLS needs --etcd-endpoints
+		{"--etcd-endpoints", "https://127.0.0.1:1", "--etcd-certfile", "client.crt"}, // no key
+		{"--etcd-endpoints", "https://127.0.0.1:1", "--etcd-cafile", "/nonexistent/ca.crt"},
 	} {
 		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
 		if err == nil {
 			t.Errorf("%q: no error", args)
 		}
+		t.Logf("%q: %v", args, err)
 	}
 }
 

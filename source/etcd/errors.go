@@ -14,6 +14,9 @@ var (
 	// encryption key or transformer prefix). Such objects are skipped and counted like undecodable
 	// ones, and listed by Source.Unreadable.
 	ErrUntransformable = errors.New("etcd: value cannot be transformed from storage")
+	// ErrClientConfig: NewClient or ClientConfig.TLS was given no endpoint, half a client
+	// certificate, or TLS files that cannot be read.
+	ErrClientConfig = errors.New("etcd: invalid client configuration")
 	// ErrRunning: Add or Run was called on a source that is already running (Run may be called once).
 	ErrRunning = errors.New("etcd: source already running")
 	// ErrNoResources: Run was called before any Add.
