@@ -28,14 +28,7 @@ import (
 // when the write was not a pod (rule 3.3).
 func TestServeEtcd(t *testing.T) {
 	cli, endpoint := startEtcd(t)
-	put := func(key, value string) int64 {
-		t.Helper()
-		resp, err := cli.Put(t.Context(), key, value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.Header.Revision
-	}
+	put := etcdPut(t, cli)
 	for _, p := range [][2]string{{"ns-b", "pod-1"}, {"ns-a", "pod-2"}, {"ns-a", "pod-1"}} {
 		put("/registry/pods/"+p[0]+"/"+p[1], podJSON(p[0], p[1], "node-1"))
 	}
