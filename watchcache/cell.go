@@ -36,10 +36,10 @@ type pin struct {
 	dead    atomic.Bool
 }
 
-// enter registers a reader of the state; false if the window already evicted it (its versions may
-// be unlinked: the reader must not read it). A successful enter must be followed by leave.
-func (st *state) enter() bool {
-	p := st.pin
+// enter registers a reader of the views at the pin's RV; false if the window already evicted it
+// (its versions may be unlinked: the reader must not read it). A successful enter must be
+// followed by leave.
+func (p *pin) enter() bool {
 	p.readers.Add(1)
 	// The writer stores dead before it loads readers; a reader adds itself before it loads dead:
 	// either the writer sees this reader, or this reader sees dead.
@@ -51,51 +51,4 @@ func (st *state) enter() bool {
 }
 
 // leave ends a read that enter started.
-func (st *state) leave() { st.pin.readers.Add(-1) }
-
-// retiredPin is the pin of an evicted RV whose readers had not all left when it was evicted.
-type retiredPin struct {
-	rv uint64
-	p  *pin
-}
-
-// retire is called by the window (under the writer lock) for each entry it evicts, oldest first:
-// the entry's state gets no new readers, and the version the entry's event made will lose its link
-// to the previous one as soon as no reader reads a state older than the event (unlink).
-func (c *Cache) retire(e entry) {
-	if e.st != nil {
-		p := e.st.pin
-		p.dead.Store(true)
-		if p.readers.Load() > 0 {
-			c.retired = append(c.retired, retiredPin{rv: e.rv, p: p})
-		}
-	}
-	if e.ev != nil && e.ev.typ == Modified {
-		c.unlinkable = append(c.unlinkable, e.ev.cur)
-	}
-}
-
-// unlink cuts the links to previous versions that no reader can follow any more: those made by
-// evicted events at or before the oldest RV a reader still reads at (every RV, when no reader of
-// an evicted state remains). Called by the writer after evictions.
-func (c *Cache) unlink() {
-	oldest := ^uint64(0)
-	kept := c.retired[:0]
-	for _, r := range c.retired {
-		if r.p.readers.Load() > 0 {
-			kept = append(kept, r)
-			oldest = min(oldest, r.rv)
-		}
-	}
-	clear(c.retired[len(kept):])
-	c.retired = kept
-	n := 0
-	for n < len(c.unlinkable) && c.unlinkable[n].rv <= oldest {
-		// A state at RV ≥ the version's never reads past it.
-		c.unlinkable[n].prev.Store(nil)
-		n++
-	}
-	rest := copy(c.unlinkable, c.unlinkable[n:])
-	clear(c.unlinkable[rest:]) // release the versions for the collector
-	c.unlinkable = c.unlinkable[:rest]
-}
+func (p *pin) leave() { p.readers.Add(-1) }

@@ -45,7 +45,7 @@ func TestIndexedPlanEqualsScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl := makePlan(indexed.head.Load().st, "/", "", true, q0.labels, q0.fields); pl.si == nil {
+	if pl := makePlan(indexed.pub.head.Load().st, "/", "", true, q0.labels, q0.fields); pl.si == nil {
 		t.Fatal("no index chosen for spec.nodeName=n1,app=web")
 	}
 	fieldSels := []string{"", "spec.nodeName=n1", "spec.nodeName=n2,status.phase=Running", "status.phase==Pending,spec.nodeName!=n0", "spec.nodeName=", "spec.nodeName=n3,metadata.namespace=ns-1"}

@@ -3,7 +3,6 @@ package watchcache
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -263,7 +262,7 @@ func (w *watcher) run(q query, ws watchStart) {
 	// Register under the writer lock, so that the snapshot or replay and the live queue meet
 	// exactly: no event is missed or sent twice (rule 5.6).
 	var (
-		initial *state
+		initial *snapshot
 		replay  []entry
 		startRV uint64
 	)
@@ -272,8 +271,8 @@ func (w *watcher) run(q query, ws watchStart) {
 		c.mu.Unlock()
 		return
 	}
-	c.publishLocked()
-	h := c.head.Load()
+	c.pub.publishLocked(c.work, c.lastRV)
+	h := c.pub.head.Load()
 	switch {
 	case ws.initial:
 		initial, startRV = h.st, h.rv
@@ -281,20 +280,15 @@ func (w *watcher) run(q query, ws watchStart) {
 	case ws.fromNow:
 		startRV = h.rv
 	default:
-		c.winMu.RLock()
-		err := c.win.tooOld(ws.sinceRV)
-		if err == nil {
-			replay = c.win.after(ws.sinceRV)
-		}
-		c.winMu.RUnlock()
-		if err != nil {
+		var err error
+		if replay, err = c.pub.replay(ws.sinceRV); err != nil {
 			c.mu.Unlock()
 			w.sendError(err)
 			return
 		}
 		startRV = ws.sinceRV
 	}
-	w.trig = c.watchers.triggerFor(c, q)
+	w.trig = triggerFor(h.st, q)
 	c.watchers.add(w)
 	c.mu.Unlock()
 
@@ -303,15 +297,12 @@ func (w *watcher) run(q query, ws watchStart) {
 		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
 		pred.use(pl)
-		ok := true
-		initial.walk(pl, func(h hit) bool {
-			if pred.matchHit(&h, initial.rv) {
-				ok = w.send(WatchEvent{Type: Added, Object: h.rec.raw, ResourceVersion: h.rec.rv})
-			}
-			return ok
-		})
+		cl := collector{pred: pred, rv: initial.rv, send: func(rec *record) bool {
+			return w.send(WatchEvent{Type: Added, Object: rec.raw, ResourceVersion: rec.rv})
+		}}
+		initial.collect(pl, &cl)
 		initial.leave()
-		if !ok {
+		if cl.done {
 			return
 		}
 		w.lastRV = startRV
@@ -477,20 +468,4 @@ func convert(p *predicate, prefix, only string, ch *change, rv uint64, exit *[]b
 
 func inScope(prefix, key string) bool {
 	return len(key) >= len(prefix) && key[:len(prefix)] == prefix
-}
-
-// tooOld applies rule 5.3 to a watch from rv: oldest is listRV+1 until an event has been evicted
-// since the last re-list, then the RV of the oldest retained event; rv < oldest-1 is too old.
-func (w *window) tooOld(rv uint64) error {
-	if len(w.entries) == 0 {
-		return fmt.Errorf("watch cache isn't correctly initialized")
-	}
-	oldest := w.listRV + 1
-	if w.evicted {
-		oldest = w.entries[0].rv
-	}
-	if rv < oldest-1 {
-		return &ExpiredError{Message: fmt.Sprintf("too old resource version: %d (%d)", rv, oldest-1)}
-	}
-	return nil
 }
