@@ -21,23 +21,6 @@ type plan struct {
 	covers bool
 }
 
-// listPrefix returns the list root for a namespace, narrowed by an exact metadata.namespace
-// requirement of the field selector when the request names no namespace (rule 4.6).
-func listPrefix(namespaced bool, namespace string, f selection.FieldSelector) string {
-	if !namespaced {
-		return "/"
-	}
-	if namespace == "" {
-		if ns, ok := f.Requires("metadata.namespace"); ok && validName(ns) {
-			namespace = ns
-		}
-	}
-	if namespace == "" {
-		return "/"
-	}
-	return "/" + namespace + "/"
-}
-
 // makePlan picks the walk: the range of the index that serves the selectors in v (servingIndex),
 // otherwise a key scan of the prefix. Every requirement is still applied as a filter, so the plan
 // never changes the result.
@@ -87,17 +70,6 @@ func servingIndex(v view, l selection.LabelSelector, f selection.FieldSelector) 
 		consider(v.findIndex(index.Spec{Kind: index.Label, Name: t.Key}), t.Value)
 	}
 	return si, value, keys
-}
-
-// singleKey returns the only key a request without a continue token reads when its field selector
-// requires an exact metadata.name and its namespace is known (rules 1.10, 4.6, 5.12): prefix+name,
-// or "" when there is no such requirement or the request spans all namespaces. The selector still
-// applies: an object stored under that key (Event.Key) whose metadata names another is not selected.
-func singleKey(prefix string, namespaced bool, f selection.FieldSelector) string {
-	if name, ok := f.Requires("metadata.name"); ok && (prefix != "/" || !namespaced) {
-		return prefix + name
-	}
-	return ""
 }
 
 // inRange reports whether key is still inside the plan's range (keys arrive in ascending order).

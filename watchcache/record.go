@@ -85,19 +85,6 @@ func (r *record) fields(schema *selection.Schema) []string {
 	return obj.Fields
 }
 
-// objectKey is the store key of an object (rule 6.1, relative to the resource root).
-func objectKey(namespace, name string) string {
-	if namespace == "" {
-		return "/" + name
-	}
-	return "/" + namespace + "/" + name
-}
-
-// validName reports whether name is a valid path segment (rule 6.3).
-func validName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/%")
-}
-
 // buildRecord parses raw once (selection.Schema.Extract, a single pass; labels whose text known
 // reports as interned already are not read again) and validates it against the
 // resource scope: key, when given, must be a valid key for the scope and decides (key.go);

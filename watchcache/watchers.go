@@ -155,11 +155,3 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 		}
 	}
 }
-
-// scopeNamespace is the namespace of a list root ("/ns/" → "ns", "/" → "").
-func scopeNamespace(prefix string) string {
-	if len(prefix) <= 2 {
-		return ""
-	}
-	return prefix[1 : len(prefix)-1]
-}
