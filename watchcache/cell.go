@@ -5,20 +5,20 @@ import "sync/atomic"
 // cell is the stable handle of one key, from its creation to its deletion: its versions, newest
 // first (record.prev). The store holds cells, not records: an update writes the cell (one atomic
 // store) and leaves the store's B-tree alone — only a creation, a deletion or a change of the label
-// set (held inline for scans) writes it, copying its path after each snapshot. A state reads the
+// set (held inline for scans) writes it, copying its path after each snapshot. A view reads the
 // version at its own RV (cell.at); so do the entries of an index whose values have many keys
 // (stateIndex.cells).
 //
 // A version's link to the previous one is cut when the event that made it leaves the window and
-// no reader still reads a state older than that event (Cache.unlink): cells retain what the window
-// and the running reads need, nothing more.
+// no reader still reads a view older than that event (publisher.unlink, with a worked example
+// on publisher): cells retain what the window and the running reads need, nothing more.
 type cell struct {
 	head atomic.Pointer[record]
 }
 
 // at returns the newest version with rv ≤ the given rv, or nil when the key did not exist yet at
-// that rv. A reader calls it only on a state it entered (pin.enter), so the chain reaches back to
-// the state's RV.
+// that rv. A reader calls it only for a view it entered (pin.enter), so the chain reaches back to
+// the view's RV.
 func (c *cell) at(rv uint64) *record {
 	r := c.head.Load()
 	for r != nil && r.rv > rv {
@@ -27,10 +27,11 @@ func (c *cell) at(rv uint64) *record {
 	return r
 }
 
-// pin counts the readers of the states at one RV. A reader enters a state before it reads through
+// pin counts the readers of the views at one RV. A reader enters a view before it reads through
 // cells and leaves when done; the writer marks the pin dead when the window evicts the RV, after
-// which no reader enters, and unlinks the versions a state at that RV needs only once the readers
-// that had entered have left (Cache.retire, Cache.unlink). States at the same RV share one pin.
+// which no reader enters, and unlinks the versions a view at that RV needs only once the readers
+// that had entered have left (publisher.retire, publisher.unlink). Views at the same RV (a
+// snapshot and an overlay a read built before it) share one pin.
 type pin struct {
 	readers atomic.Int32
 	dead    atomic.Bool

@@ -9,7 +9,7 @@ import (
 	"github.com/watchcache/watchcache/index"
 )
 
-// Property (issue 3): for random objects, selectors, limits and continue positions, at the head
+// Property: for random objects, selectors, limits and continue positions, at the head
 // and at older snapshots, a cache with indexes answers exactly as one without: same items, same
 // tokens, same remainingItemCount. Indexes are an optimisation, never a semantic.
 func TestIndexedPlanEqualsScan(t *testing.T) {
@@ -87,7 +87,7 @@ func randomPod(rng *rand.Rand, ns, name string, rv uint64) []byte {
 }
 
 // TestPlanPicksSmallestRange: with exact terms on two indexes, the planner walks the smaller
-// range, whichever term comes first (issue 3: "the most selective usable index").
+// range, whichever term comes first: the most selective usable index.
 func TestPlanPicksSmallestRange(t *testing.T) {
 	c := newPodCache(t)
 	var objs [][]byte

@@ -30,9 +30,47 @@ type latest struct {
 // of views and events (window.go), the overlays of RVs nobody published, and the pins and links
 // that keep an evicted view readable while a reader is in it.
 //
-// Concurrency: methods whose name ends in Locked, and commit, reset and bookmark, are the
-// writer's: they run under Cache.mu. head, dirty, viewAt, atOrBefore, tooOld and after may be
-// called by any goroutine; mu guards the window for them.
+// The engine. The writer's content (writer) is a set of B-trees: the store, ordered by key, holds
+// one item per key — the key, its label set and its cell (cell.go); each cell is the head of the
+// key's chain of versions (records, newest first, linked by record.prev). An update that keeps the
+// key's label set stores the new version in the cell and writes no tree node. Publishing clones the
+// trees in O(1) (copy-on-write: the writer's next write to a tree copies the nodes on its path),
+// and the clone, a snapshot at the writer's RV, is never written: it reads each key's version at
+// its own RV by following the cell's chain to the newest version at or before that RV (cell.at).
+// Apply publishes every publishEvery events, and any reader that needs the newest state publishes
+// it first (Cache.current); an Exact read of an RV nobody published builds an overlay: the nearest
+// snapshot with the versions at that RV of the keys written in between.
+//
+// Every entry of the window has a pin (shared by the views at its RV): a reader enters the view
+// (pin.enter) before it reads and leaves when done. When the window evicts an entry, its pin dies
+// (no reader enters it again) and the version its event made is queued to lose its link to the
+// previous version, which only views older than the event read. The link is cut (unlink) once no
+// reader remains in an evicted view at or before the version's RV; until then the chain keeps
+// every version such a reader needs, so a list that outlives its snapshot's eviction still reads
+// it whole.
+//
+// For example, with Options.WindowEvents 3 and a reader R of the re-list's view, key "/ns/a":
+//
+//	RV  event       window        chain of /ns/a              what happens
+//	10  re-list     [10]          a@10
+//	                                                          R enters the view at 10
+//	11  MODIFIED a  [10 11]       a@11 → a@10
+//	12  MODIFIED a  [10 11 12]    a@12 → a@11 → a@10
+//	13  ADDED b     [11 12 13]    a@12 → a@11 → a@10          10 evicted: its pin dies, R is still
+//	                                                          in it (retired)
+//	14  MODIFIED a  [12 13 14]    a@14 → a@12 → a@11 → a@10   11 evicted: a@11 would lose its link,
+//	                                                          but R reads at 10 (unlinkable)
+//	                                                          R leaves
+//	15  MODIFIED a  [13 14 15]    a@15 → a@14 → a@12          12 evicted, no reader in an evicted
+//	                                                          view: a@12 and a@11 lose their links
+//
+// At 14, R reads a@10 through the chain from the cell, and the view at 12 reads a@12. At 15 the
+// oldest view, at 13, reads a@12; a@11 and a@10 are garbage.
+//
+// Concurrency: commit, settle, bookmark, reset, retire, unlink and the methods whose name ends in
+// Locked are the writer's: they run under Cache.mu. head, dirty, viewAt, atOrBefore, tooOld and
+// replay may be called by any goroutine; mu guards the window for them. A view is safe for any
+// number of readers.
 type publisher struct {
 	mu   sync.RWMutex // guards win: the writer holds it to write, readers for an O(log n) lookup
 	win  window
