@@ -57,17 +57,17 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	}
 	defer v.leave()
 	pl := makePlan(v, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
-	pred := makePredicate(q.schema, c.labels.Load(), q.labels, q.fields) // on the stack: no allocation per request
-	pred.use(pl)
-	cl := collector{pred: &pred, rv: v.at(), limit: r.limit}
+	// The collector and its predicate stay on the stack: no allocation for them per request.
+	cl := collector{pred: makePredicate(q.schema, c.labels.Load(), q.labels, q.fields), rv: v.at(), limit: r.limit}
+	cl.pred.use(pl)
 	// The result slice starts small and grows: a page of 500 pointers allocated up front costs
 	// more than a 20-item indexed page itself.
-	cl.items = make([][]byte, 0, pageCap(v, pl, &pred, r.limit))
+	cl.items = make([][]byte, 0, pageCap(v, pl, &cl.pred, r.limit))
 	page(v, pl, &cl)
 	res := &ListResult{Items: cl.items, ResourceVersion: rv}
 	if cl.more {
 		res.Continue = encodeContinue(cl.last+"\x00", q.prefix, int64(rv))
-		if pred.empty() {
+		if cl.pred.empty() {
 			n := v.countAfter(q.prefix, cl.last)
 			res.RemainingItemCount = &n
 		}

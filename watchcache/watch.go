@@ -239,12 +239,11 @@ func (w *watcher) run(q query, ws watchStart) {
 
 	w.lastRV = startRV
 	if initial != nil {
-		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
-		pred.use(pl)
-		cl := collector{pred: pred, rv: initial.rv, send: func(rec *record) bool {
+		cl := collector{pred: makePredicate(q.schema, c.labels.Load(), q.labels, q.fields), rv: initial.rv, send: func(rec *record) bool {
 			return w.send(WatchEvent{Type: Added, Object: rec.raw, ResourceVersion: rec.rv})
 		}}
+		cl.pred.use(pl)
 		initial.collect(pl, &cl)
 		initial.leave()
 		if cl.done {
