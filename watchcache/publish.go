@@ -15,8 +15,9 @@ import (
 // between (publisher.viewAt), which costs in proportion to publishEvery/2.
 //
 // BenchmarkApply at 64, 128 and 256: 11.4–12.6, 11.4–11.8 and 11.0–11.5 µs;
-// BenchmarkExactUnpublished: 46–59, 61–83 and 84–96 µs. Publishing every event allocates 44
-// instead of 14 objects and 9.0 instead of 3.9 KB per BenchmarkApply event (bench/CORE.md).
+// BenchmarkExactUnpublished: 46–59, 61–83 and 84–96 µs. Publishing every event, which would need
+// no overlay, allocates 44 instead of 14 objects and 9.0 instead of 3.9 KB per BenchmarkApply
+// event, and costs more CPU per event in every round of an A/B (bench/CORE.md).
 const publishEvery = 128
 
 // latest is the newest snapshot and the RV a latest read at it answers with: the snapshot's own
