@@ -31,10 +31,15 @@ type latest struct {
 // of views and events (window.go), the overlays of RVs nobody published, and the pins and links
 // that keep an evicted view readable while a reader is in it.
 //
-// The engine. The writer's content (writer) is a set of B-trees: the store, ordered by key, holds
-// one item per key — the key, its label set and its cell (cell.go); each cell is the head of the
-// key's chain of versions (records, newest first, linked by record.prev). An update that keeps the
-// key's label set stores the new version in the cell and writes no tree node. Publishing clones the
+// The engine. Every applied event is parsed once (selection.Schema.Extract) into a record — key,
+// RV, bytes, interned label set, selectable field values — that is never modified and is shared
+// by every view that holds it. The writer's content (writer) is a set of B-trees: the store,
+// ordered by key, holds one item per key — the key, its label set and its cell (cell.go); each
+// cell is the head of the key's chain of versions (records, newest first, linked by record.prev).
+// An update that keeps the key's label set stores the new version in the cell and writes no tree
+// node. An index whose values have many keys (a label such as app) holds cells too, and is not
+// written by an update that keeps the key's value; one whose values have a few keys
+// (spec.nodeName) holds records, which its pages read directly. Publishing clones the
 // trees in O(1) (copy-on-write: the writer's next write to a tree copies the nodes on its path),
 // and the clone, a snapshot at the writer's RV, is never written: it reads each key's version at
 // its own RV by following the cell's chain to the newest version at or before that RV (cell.at).

@@ -25,7 +25,7 @@ type view interface {
 	// countAfter counts the keys of prefix strictly after key.
 	countAfter(prefix, key string) int64
 	// findIndex returns the view's index for spec, if any.
-	findIndex(spec index.Spec) *stateIndex
+	findIndex(spec index.Spec) *contentIndex
 	// len is the number of keys of the store a walk reads (a bound for a page's size).
 	len() int
 }
