@@ -219,7 +219,9 @@ func newSchema(namespaced, generic bool, fs []field, aliases map[string]string) 
 // a custom resource with selectableFields. s itself is not modified.
 //
 // Errors (wrapping ErrInvalidField): empty name; a name no field selector can spell (containing
-// ',' or '=', or ending in '!'); a name s already accepts (aliases included); empty path.
+// ',' or '=', or ending in '!'); a name s already accepts (aliases included); empty path; a path
+// that yields one value per array element (multiValued), which a field holding one value could
+// only match as a JSON array's text, never by any element's value.
 //
 // Paths whose leading components are plain keys ([A-Za-z0-9_/-]) are served by Extract's single
 // pass; the rest of a path (from its first wildcard, escape, query or modifier) is evaluated by
@@ -234,6 +236,8 @@ func (s *Schema) WithField(name, path string) (*Schema, error) {
 		return nil, fmt.Errorf("%w: no field selector can spell the name %q", ErrInvalidField, name)
 	case path == "":
 		return nil, fmt.Errorf("%w: field %q has an empty path", ErrInvalidField, name)
+	case multiValued(path):
+		return nil, fmt.Errorf("%w: field %q: path %q yields one value per array element, and a selectable field holds one value; select an element (e.g. spec.containers.0.image, or #(name==\"x\").image)", ErrInvalidField, name, path)
 	}
 	if _, dup := s.names[name]; dup {
 		return nil, fmt.Errorf("%w: field %q is already selectable", ErrInvalidField, name)
@@ -246,6 +250,50 @@ func (s *Schema) WithField(name, path string) (*Schema, error) {
 	out.names[name] = len(out.fields) - 1
 	out.compile()
 	return out, nil
+}
+
+// multiValued reports whether a gjson path yields an array of values gathered from an array's
+// elements: a "#" component followed by more of the path ("containers.#.image"), or a query that
+// returns every match ("#(...)#"). A trailing "#" (the array's length) and a "#(...)" query (the
+// first match) yield one value.
+func multiValued(path string) bool {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			i++ // an escaped character is literal
+		case '#':
+			if i > 0 && path[i-1] != '.' && path[i-1] != '|' {
+				continue // '#' inside a key or a query
+			}
+			if i+1 < len(path) && (path[i+1] == '.' || path[i+1] == '|') {
+				return true
+			}
+			if i+1 < len(path) && path[i+1] == '(' {
+				if end := queryEnd(path, i+1); end > 0 && end+1 < len(path) && path[end+1] == '#' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// queryEnd returns the index of the ')' closing the query that opens at path[open], or -1.
+func queryEnd(path string, open int) int {
+	depth := 0
+	for i := open; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // NumFields returns the number of field positions, i.e. the length of Object.Fields.

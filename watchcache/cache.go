@@ -114,7 +114,7 @@ func (c *Cache) Stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock.Stop()
-	c.watchers.closeAll()
+	c.watchers.closeAll(rvclock.ErrStopped)
 }
 
 // Apply applies one event. Object events must have an RV greater than the cache's; a bookmark's RV
@@ -137,6 +137,9 @@ func (c *Cache) Apply(ev Event) error {
 	}
 	if ev.Type != Added && ev.Type != Modified && ev.Type != Deleted {
 		return fmt.Errorf("%w: %q", ErrEventType, ev.Type)
+	}
+	if t := c.opts.Transform; t != nil {
+		ev.Object = t(ev.Object)
 	}
 	sets := c.labels.Load()
 	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Key, ev.Object, ev.ResourceVersion, 0, sets.known)
@@ -338,6 +341,13 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 		return rvclock.ErrStopped
 	}
 	c.publishLocked() // readers must not need the writer lock while this builds
+	if t := c.opts.Transform; t != nil {
+		inner := object
+		object = func(i int) (string, []byte) {
+			key, raw := inner(i)
+			return key, t(raw)
+		}
+	}
 	schema := c.schema.Load()
 	recs, err := buildRecords(schema, c.opts.Resource.Namespaced, n, object, rv)
 	if err != nil {
@@ -375,7 +385,7 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
 	c.sincePublish = 0
-	c.watchers.closeAll()
+	c.watchers.closeAll(ErrRelisted)
 	c.clock.Reset(rv)
 	return nil
 }

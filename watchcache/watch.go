@@ -56,14 +56,26 @@ type WatchEvent struct {
 }
 
 // Watcher is a running watch. Its channel closes when the context ends, Stop is called, the cache
-// re-lists or stops, or the watcher falls too far behind (then it re-watches from the last RV it got).
+// re-lists or stops, or the watcher falls too far behind (then it re-watches from the last RV it got);
+// Err says which.
+//
+// Concurrency: Events, Err and Stop may be called from any goroutine.
 type Watcher struct {
 	out    chan WatchEvent
 	cancel context.CancelFunc
+	err    error // written by the watcher's goroutine before out closes
 }
 
 // Events returns the event channel.
 func (w *Watcher) Events() <-chan WatchEvent { return w.out }
+
+// Err returns why the watch ended, once Events is closed (nil before): ErrWatcherBehind when the
+// consumer fell more than Options.WatchBuffer events behind (re-watch from the last RV received),
+// ErrRelisted when the cache was replaced by a re-list (a watch from the last RV then gets 410:
+// list again), rvclock.ErrStopped when the cache stopped, the error of the ERROR event when one was
+// sent, and the context's error after Stop or when the caller's context ended. Reading Err before
+// the channel is closed is a race.
+func (w *Watcher) Err() error { return w.err }
 
 // Stop ends the watch; the channel closes soon after. Safe to call more than once.
 func (w *Watcher) Stop() { w.cancel() }
@@ -162,6 +174,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{out: make(chan WatchEvent), cancel: cancel}
 	ww := &watcher{
+		pub:       w,
 		c:         c,
 		ctx:       ctx,
 		in:        make(chan wevent, c.opts.WatchBuffer),
@@ -196,7 +209,10 @@ type watcher struct {
 	only   string
 	pred   *predicate // used only by the dispatcher once registered
 	trig   trigger
-	closed bool // guarded by Cache.mu: in is closed and the watcher left the set
+	closed bool  // guarded by Cache.mu: in is closed and the watcher left the set
+	reason error // guarded by Cache.mu until in closes: why the cache closed in
+	pub    *Watcher
+	ended  error // why the watch ended (goroutine-owned), published as Watcher.err
 
 	bookmarks bool
 	sinceRV   uint64 // the watch's start RV: no bookmark below it (rule 5.7)
@@ -212,7 +228,10 @@ type trigger struct {
 }
 
 func (w *watcher) run(q query, ws watchStart) {
-	defer close(w.out)
+	defer func() {
+		w.pub.err = w.endReason()
+		close(w.out)
+	}()
 	defer w.c.watchers.remove(w)
 	c := w.c
 	if ws.startErr != nil {
@@ -327,7 +346,11 @@ func (w *watcher) live() {
 		case <-w.ctx.Done():
 			return
 		case ev, ok := <-w.in:
-			if !ok || !w.forward(ev) {
+			if !ok {
+				w.ended = w.reason // written before in closed
+				return
+			}
+			if !w.forward(ev) {
 				return
 			}
 		case <-tick:
@@ -356,6 +379,7 @@ func (w *watcher) bookmark() bool {
 	for n := len(w.in); n > 0; n-- {
 		ev, ok := <-w.in
 		if !ok {
+			w.ended = w.reason // written before in closed
 			return false
 		}
 		if !w.forward(ev) {
@@ -392,7 +416,22 @@ func (w *watcher) send(ev WatchEvent) bool {
 	}
 }
 
-func (w *watcher) sendError(err error) { w.send(WatchEvent{Type: Error, Err: err}) }
+func (w *watcher) sendError(err error) {
+	w.ended = err
+	w.send(WatchEvent{Type: Error, Err: err})
+}
+
+// endReason is what Watcher.Err reports: the recorded reason, else the context's error, else (the
+// cache stopped before the watch registered) rvclock.ErrStopped.
+func (w *watcher) endReason() error {
+	if w.ended != nil {
+		return w.ended
+	}
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	return rvclock.ErrStopped
+}
 
 func (e wevent) public() WatchEvent {
 	return WatchEvent{Type: e.typ, Object: e.obj, ResourceVersion: e.rv}

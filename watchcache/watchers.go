@@ -72,14 +72,18 @@ func (s *watcherSet) add(w *watcher) {
 func (s *watcherSet) remove(w *watcher) {
 	w.c.mu.Lock()
 	defer w.c.mu.Unlock()
-	s.removeLocked(w)
+	s.removeLocked(w, nil)
 }
 
-func (s *watcherSet) removeLocked(w *watcher) {
+// removeLocked unregisters w and closes its queue, recording why (Watcher.Err) when the cache ends
+// the watch; the reason is written before the queue closes, so the watcher's goroutine reads it
+// once it sees the queue closed.
+func (s *watcherSet) removeLocked(w *watcher, reason error) {
 	if w.closed {
 		return
 	}
 	w.closed = true
+	w.reason = reason
 	close(w.in)
 	g := s.group(w)
 	if _, ok := g[w]; ok {
@@ -96,17 +100,18 @@ func (s *watcherSet) removeLocked(w *watcher) {
 }
 
 // closeAll ends every watcher (re-list, stop; rule 3.6): queued events are still delivered, then
-// the channels close without an error event.
-func (s *watcherSet) closeAll() {
+// the channels close without an error event (as the apiserver ends the streams); Watcher.Err
+// returns reason.
+func (s *watcherSet) closeAll(reason error) {
 	for _, g := range s.byNS {
 		for w := range g {
-			s.removeLocked(w)
+			s.removeLocked(w, reason)
 		}
 	}
 	for _, byVal := range s.byTrig {
 		for _, g := range byVal {
 			for w := range g {
-				s.removeLocked(w)
+				s.removeLocked(w, reason)
 			}
 		}
 	}
@@ -129,7 +134,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 			select {
 			case w.in <- ev:
 			default:
-				s.removeLocked(w)
+				s.removeLocked(w, ErrWatcherBehind)
 			}
 		}
 	}
