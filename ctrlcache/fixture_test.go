@@ -2,6 +2,7 @@ package ctrlcache_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -26,6 +27,25 @@ func TestMain(m *testing.M) {
 	)
 }
 
+// tb is what the fixture needs of a testing.TB, so that examples can build one too.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
+// exampleTB is a tb for examples: failures panic, cleanups run on done.
+type exampleTB struct{ cleanups []func() }
+
+func (e *exampleTB) Helper()           {}
+func (e *exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
+func (e *exampleTB) Cleanup(f func())  { e.cleanups = append(e.cleanups, f) }
+func (e *exampleTB) done() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
+}
+
 // cluster is a real HTTP server (kubeapi) over a pods cache and a namespaces cache that the test
 // feeds, changed by a deterministic churn.
 type cluster struct {
@@ -36,7 +56,7 @@ type cluster struct {
 	cfg   *rest.Config
 }
 
-func newCluster(t testing.TB, pods int) *cluster {
+func newCluster(t tb, pods int) *cluster {
 	t.Helper()
 	gen := testdata.New(testdata.Config{Pods: pods, Namespaces: 4, Nodes: 10, Seed: 11})
 	c := &cluster{gen: gen, churn: gen.NewChurn(3), rv: uint64(pods) + 1000}
@@ -56,8 +76,16 @@ func newCluster(t testing.TB, pods int) *cluster {
 	if err := nss.Replace(nsObjs, c.rv); err != nil {
 		t.Fatal(err)
 	}
+	nodes := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "nodes"}})
+	var nodeObjs [][]byte
+	for j := range gen.Config().Nodes {
+		nodeObjs = append(nodeObjs, gen.Node(j, uint64(1+j)))
+	}
+	if err := nodes.Replace(nodeObjs, c.rv); err != nil {
+		t.Fatal(err)
+	}
 	api := kubeapi.NewServer(kubeapi.Options{})
-	for name, wc := range map[string]*watchcache.Cache{"pods": c.pods, "namespaces": nss} {
+	for name, wc := range map[string]*watchcache.Cache{"pods": c.pods, "namespaces": nss, "nodes": nodes} {
 		info, _ := kubeapi.CoreResource(name)
 		if err := api.Register(info, wc); err != nil {
 			t.Fatal(err)
@@ -69,6 +97,7 @@ func newCluster(t testing.TB, pods int) *cluster {
 	t.Cleanup(func() {
 		c.pods.Stop()
 		nss.Stop()
+		nodes.Stop()
 		srv.CloseClientConnections()
 		srv.Close()
 		transport.CloseIdleConnections()
@@ -77,7 +106,7 @@ func newCluster(t testing.TB, pods int) *cluster {
 }
 
 // step makes n changes to the pods, with RV gaps as etcd's revisions have.
-func (c *cluster) step(t testing.TB, n int) {
+func (c *cluster) step(t tb, n int) {
 	t.Helper()
 	for range n {
 		c.rv += 1 + c.rv%3

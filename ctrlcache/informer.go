@@ -175,7 +175,7 @@ type done struct {
 	ch   chan struct{}
 }
 
-func (d done) Name() string           { return d.name }
+func (d done) Name() string          { return d.name }
 func (d done) Done() <-chan struct{} { return d.ch }
 
 var _ cache.Informer = (*nsInformer)(nil)
