@@ -79,6 +79,8 @@ func (s *Server) load() error {
 		}
 		byRes[r] = append(byRes[r], b)
 	}
+	// An empty store is at revision 1, as a new etcd is: a list must have a resourceVersion.
+	rv = max(rv, 1)
 	for _, r := range s.order {
 		if err := r.cache.Replace(byRes[r], rv); err != nil {
 			return fmt.Errorf("fake: load %s: %w", r.gvr.Resource, err)
