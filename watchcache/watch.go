@@ -47,7 +47,7 @@ type WatchEvent struct {
 	ResourceVersion uint64
 	// InitialEventsEnd marks the BOOKMARK that ends the initial events of a watch-list (rule 5.8).
 	InitialEventsEnd bool
-	// Err is set for ERROR events; ToStatus gives the Status to send (rule 5.1: errors found after
+	// Err is set for ERROR events; apistatus.FromError gives the Status to send (rule 5.1: errors found after
 	// the watch started arrive as one ERROR event, then the stream ends).
 	Err error
 }
