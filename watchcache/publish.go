@@ -71,7 +71,7 @@ type latest struct {
 //	                                                          view: a@12 and a@11 lose their links
 //
 // At 14, R reads a@10 through the chain from the cell, and the view at 12 reads a@12. At 15 the
-// oldest view, at 13, reads a@12; a@11 and a@10 are garbage.
+// oldest view, at 13, reads a@12; a@11 and a@10 are garbage (TestDesignExample).
 //
 // Concurrency: commit, settle, bookmark, reset, retire, unlink and the methods whose name ends in
 // Locked are the writer's: they run under Cache.mu. head, dirty, viewAt, atOrBefore, tooOld and
