@@ -33,19 +33,8 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The apiserver's order: selector syntax (400), option validation (422), field-label
-	// conversion (400), then the resourceVersion and the continue token (400).
 	r, err := routeList(o, q.prefix, c.opts.IgnoreLimitForRV0)
-	if errors.Is(err, ErrInvalidOptions) {
-		return nil, err
-	}
-	if q.unsupported != nil {
-		return nil, q.unsupported
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := c.clock.Ready(); err != nil {
+	if err := c.admit(q, err); err != nil {
 		return nil, err
 	}
 	v, rv, err := c.readView(ctx, r, q.prefix)
@@ -106,6 +95,22 @@ func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, 
 	}
 	q.prefix = listPrefix(c.opts.Resource.Namespaced, namespace, q.fields)
 	return q, nil
+}
+
+// admit returns a request's first error in the apiserver's order: selector syntax (400, already
+// returned by prepare), option validation (422), field-label conversion (400), the rest of the
+// routing — resourceVersion, continue token (400) — then readiness (429). routeErr is what routing
+// the options returned.
+func (c *Cache) admit(q query, routeErr error) error {
+	switch {
+	case errors.Is(routeErr, ErrInvalidOptions):
+		return routeErr
+	case q.unsupported != nil:
+		return q.unsupported
+	case routeErr != nil:
+		return routeErr
+	}
+	return c.clock.Ready()
 }
 
 // readView waits as the route requires and returns the view to read, entered (the caller leaves

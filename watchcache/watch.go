@@ -2,7 +2,6 @@ package watchcache
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/watchcache/watchcache/index"
@@ -89,19 +88,8 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The apiserver's order: selector syntax (400), option validation (422), field-label
-	// conversion (400), then the resourceVersion (400).
 	ws, err := routeWatch(o)
-	if errors.Is(err, ErrInvalidOptions) {
-		return nil, err
-	}
-	if q.unsupported != nil {
-		return nil, q.unsupported
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := c.clock.Ready(); err != nil {
+	if err := c.admit(q, err); err != nil {
 		return nil, err
 	}
 	// Fix the start of a watch without initial events now, before returning (rule 5.1; the
