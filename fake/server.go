@@ -70,6 +70,7 @@ type Server struct {
 	api   *kubeapi.Server
 	res   map[string]*served // by "group/version/resource"
 	byGR  map[schema.GroupResource]*served
+	byGVK map[schema.GroupVersionKind]*served
 	order []*served
 
 	// mu serializes writes; rv is the last resourceVersion given out (read atomically by
@@ -139,11 +140,12 @@ func newServer(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts: opts,
-		reg:  reg,
-		api:  kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
-		res:  make(map[string]*served, len(reg.types)),
-		byGR: make(map[schema.GroupResource]*served, len(reg.types)),
+		opts:  opts,
+		reg:   reg,
+		api:   kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
+		res:   make(map[string]*served, len(reg.types)),
+		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
+		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
 
 		patcher: libraryPatcher{},
 	}
@@ -163,6 +165,9 @@ func newServer(opts Options) (*Server, error) {
 		}
 		s.res[t.gvr.Group+"/"+t.gvr.Version+"/"+t.gvr.Resource] = r
 		s.byGR[t.gvr.GroupResource()] = r
+		if _, dup := s.byGVK[t.gvk]; !dup {
+			s.byGVK[t.gvk] = r // a kind served twice (events, events.k8s.io) loads into the first
+		}
 		s.order = append(s.order, r)
 	}
 	if err := s.load(); err != nil {
