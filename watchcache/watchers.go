@@ -22,21 +22,14 @@ func (s *watcherSet) init() {
 // Len is the number of registered watchers.
 func (s *watcherSet) Len() int { return s.n }
 
-// triggerFor picks the index a watcher is filed under: the first exact-match requirement (field, then
-// label) that has an index in the newest state.
-func (s *watcherSet) triggerFor(c *Cache, q query) trigger {
-	st := c.work
-	for _, t := range q.fields.Exact() {
-		if si := st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}); si != nil {
-			return trigger{spec: si.spec, pos: si.pos, value: t.Value, ok: true}
-		}
+// triggerFor picks the index value a watcher is filed under: the index that serves its selectors
+// in the newest view, as for a list (servingIndex).
+func triggerFor(v view, q query) trigger {
+	si, value, _ := servingIndex(v, q.labels, q.fields)
+	if si == nil {
+		return trigger{}
 	}
-	for _, t := range q.labels.Exact() {
-		if si := st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}); si != nil {
-			return trigger{spec: si.spec, pos: -1, value: t.Value, ok: true}
-		}
-	}
-	return trigger{}
+	return trigger{spec: si.spec, pos: si.pos, value: value, ok: true}
 }
 
 func (s *watcherSet) group(w *watcher) map[*watcher]struct{} {
@@ -72,14 +65,18 @@ func (s *watcherSet) add(w *watcher) {
 func (s *watcherSet) remove(w *watcher) {
 	w.c.mu.Lock()
 	defer w.c.mu.Unlock()
-	s.removeLocked(w)
+	s.removeLocked(w, nil)
 }
 
-func (s *watcherSet) removeLocked(w *watcher) {
+// removeLocked unregisters w and closes its queue, recording why (Watcher.Err) when the cache ends
+// the watch; the reason is written before the queue closes, so the watcher's goroutine reads it
+// once it sees the queue closed.
+func (s *watcherSet) removeLocked(w *watcher, reason error) {
 	if w.closed {
 		return
 	}
 	w.closed = true
+	w.reason = reason
 	close(w.in)
 	g := s.group(w)
 	if _, ok := g[w]; ok {
@@ -96,17 +93,18 @@ func (s *watcherSet) removeLocked(w *watcher) {
 }
 
 // closeAll ends every watcher (re-list, stop; rule 3.6): queued events are still delivered, then
-// the channels close without an error event.
-func (s *watcherSet) closeAll() {
+// the channels close without an error event (as the apiserver ends the streams); Watcher.Err
+// returns reason.
+func (s *watcherSet) closeAll(reason error) {
 	for _, g := range s.byNS {
 		for w := range g {
-			s.removeLocked(w)
+			s.removeLocked(w, reason)
 		}
 	}
 	for _, byVal := range s.byTrig {
 		for _, g := range byVal {
 			for w := range g {
-				s.removeLocked(w)
+				s.removeLocked(w, reason)
 			}
 		}
 	}
@@ -129,7 +127,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 			select {
 			case w.in <- ev:
 			default:
-				s.removeLocked(w)
+				s.removeLocked(w, ErrWatcherBehind)
 			}
 		}
 	}
@@ -156,12 +154,4 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 			}
 		}
 	}
-}
-
-// scopeNamespace is the namespace of a list root ("/ns/" → "ns", "/" → "").
-func scopeNamespace(prefix string) string {
-	if len(prefix) <= 2 {
-		return ""
-	}
-	return prefix[1 : len(prefix)-1]
 }

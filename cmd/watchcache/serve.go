@@ -41,8 +41,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&sf.gen.Namespaces, "namespaces", 20, "namespaces in the generated cluster")
 	fs.Int64Var(&sf.gen.Seed, "seed", 1, "seed of the generated cluster")
 	fs.Float64Var(&sf.churn, "churn", 50, "pod changes per second (0: none)")
-	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver storing JSON (--storage-media-type=application/json): serve its pods, nodes, namespaces, configmaps and services instead of a generated cluster")
+	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver (its --etcd-servers): serve the built-in resources it stores (protobuf, CBOR or JSON) instead of a generated cluster")
 	fs.StringVar(&sf.etcdPrefix, "etcd-prefix", "/registry", "the kube-apiserver's --etcd-prefix (with --etcd-endpoints)")
+	addEtcdFlags(fs, &sf.etcd)
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API from watch caches: a writable fake cluster (every built-in\nresource; create, update, patch, delete) seeded with a generated cluster, or the read path\nof what a kube-apiserver stores in etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")

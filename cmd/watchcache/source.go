@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -51,6 +50,7 @@ type sourceFlags struct {
 
 	etcdEndpoints string // comma-separated; "" means the generated cluster
 	etcdPrefix    string
+	etcd          etcdFlags // TLS and the other etcd options, etcd.go
 
 	set map[string]bool // the flags given on the command line
 }
@@ -66,10 +66,12 @@ func newSource(f sourceFlags, log *slog.Logger) (source, error) {
 				return nil, fmt.Errorf("--%s configures the generated cluster; it has no effect with --etcd-endpoints", name)
 			}
 		}
-		return newEtcdFeed(f.etcdEndpoints, f.etcdPrefix, log)
+		return newEtcdFeed(f.etcdEndpoints, f.etcdPrefix, f.etcd, log)
 	}
-	if f.set["etcd-prefix"] {
-		return nil, errors.New("--etcd-prefix needs --etcd-endpoints")
+	for _, name := range append([]string{"etcd-prefix"}, etcdOnlyFlags...) {
+		if f.set[name] {
+			return nil, fmt.Errorf("--%s needs --etcd-endpoints", name)
+		}
 	}
 	if f.churn < 0 {
 		return nil, fmt.Errorf("--churn must be ≥ 0, not %v", f.churn)
