@@ -15,8 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -78,7 +80,8 @@ type Server struct {
 	mu sync.Mutex
 	rv atomic.Uint64
 
-	patcher patcher
+	// fields is the patch engine: patches, apply and managedFields.
+	fields *patch.Patcher
 
 	ln     net.Listener
 	http   *http.Server
@@ -146,8 +149,9 @@ func newServer(opts Options) (*Server, error) {
 		res:   make(map[string]*served, len(reg.types)),
 		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
 		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
-
-		patcher: libraryPatcher{},
+	}
+	if s.fields, err = patch.New(scheme.Scheme); err != nil {
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	for _, t := range reg.types {
 		r := &served{resourceType: t}
