@@ -588,6 +588,33 @@ func writeRules() []writeRule {
 				w.t.Errorf("counter %v (%v), want %d", cm.Data, err, writers*each)
 			}
 		}},
+		{"W5.1/server-side apply creates, records its manager, and conflicts with another manager's fields", func(w *writeEnv) {
+			body := func(v string) []byte {
+				return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":%q}}`, v))
+			}
+			cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Patch(w.ctx, "a", types.ApplyPatchType, body("1"), metav1.PatchOptions{FieldManager: "one"})
+			if err != nil {
+				w.t.Fatalf("apply (create): %v", err)
+			}
+			if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "one" || cm.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+				w.t.Errorf("managedFields %+v, want one Apply entry of manager one", cm.ManagedFields)
+			}
+			_, err = w.cs.CoreV1().ConfigMaps(w.ns).Patch(w.ctx, "a", types.ApplyPatchType, body("2"), metav1.PatchOptions{FieldManager: "two"})
+			w.wantStatus(err, 409, metav1.StatusReasonConflict, `Apply failed with 1 conflict: conflict with "one": .data.k`)
+			cm, err = w.cs.CoreV1().ConfigMaps(w.ns).Patch(w.ctx, "a", types.ApplyPatchType, body("2"), metav1.PatchOptions{FieldManager: "two", Force: kptr.To(true)})
+			if err != nil || cm.Data["k"] != "2" {
+				w.t.Errorf("forced apply: %v %v, want data k=2", cm.Data, err)
+			}
+		}},
+		{"W5.2/an update records its manager in managedFields", func(w *writeEnv) {
+			cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(w.ctx, w.cm("m", map[string]string{"k": "v"}), metav1.CreateOptions{FieldManager: "creator"})
+			if err != nil {
+				w.t.Fatalf("create: %v", err)
+			}
+			if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "creator" || cm.ManagedFields[0].Operation != metav1.ManagedFieldsOperationUpdate {
+				w.t.Errorf("managedFields %+v, want one Update entry of manager creator", cm.ManagedFields)
+			}
+		}},
 	}
 }
 

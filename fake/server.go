@@ -15,8 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -70,6 +72,7 @@ type Server struct {
 	api   *kubeapi.Server
 	res   map[string]*served // by "group/version/resource"
 	byGR  map[schema.GroupResource]*served
+	byGVK map[schema.GroupVersionKind]*served
 	order []*served
 
 	// mu serializes writes; rv is the last resourceVersion given out (read atomically by
@@ -77,7 +80,8 @@ type Server struct {
 	mu sync.Mutex
 	rv atomic.Uint64
 
-	patcher patcher
+	// fields is the patch engine: patches, apply and managedFields.
+	fields *patch.Patcher
 
 	ln     net.Listener
 	http   *http.Server
@@ -139,13 +143,15 @@ func newServer(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts: opts,
-		reg:  reg,
-		api:  kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
-		res:  make(map[string]*served, len(reg.types)),
-		byGR: make(map[schema.GroupResource]*served, len(reg.types)),
-
-		patcher: libraryPatcher{},
+		opts:  opts,
+		reg:   reg,
+		api:   kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
+		res:   make(map[string]*served, len(reg.types)),
+		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
+		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
+	}
+	if s.fields, err = patch.New(scheme.Scheme); err != nil {
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	for _, t := range reg.types {
 		r := &served{resourceType: t}
@@ -163,6 +169,9 @@ func newServer(opts Options) (*Server, error) {
 		}
 		s.res[t.gvr.Group+"/"+t.gvr.Version+"/"+t.gvr.Resource] = r
 		s.byGR[t.gvr.GroupResource()] = r
+		if _, dup := s.byGVK[t.gvk]; !dup {
+			s.byGVK[t.gvk] = r // a kind served twice (events, events.k8s.io) loads into the first
+		}
 		s.order = append(s.order, r)
 	}
 	if err := s.load(); err != nil {
