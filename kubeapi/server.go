@@ -34,6 +34,9 @@ type Options struct {
 	MinRequestTimeout time.Duration
 	// Now is the clock Table ages are measured against; nil means time.Now.
 	Now func() time.Time
+	// RequestTimeout bounds a list or a get (see DefaultRequestTimeout); 0 means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // DefaultVersion is the /version of a Server without Options.Version: the Kubernetes version whose
@@ -93,6 +96,9 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
 	}
 	log := opts.Logger
 	if log == nil {

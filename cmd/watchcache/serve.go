@@ -41,6 +41,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver (its --etcd-servers): serve the built-in resources it stores (protobuf, CBOR or JSON) instead of a generated cluster")
 	fs.StringVar(&sf.etcdPrefix, "etcd-prefix", "/registry", "the kube-apiserver's --etcd-prefix (with --etcd-endpoints)")
 	addEtcdFlags(fs, &sf.etcd)
+	requestTimeout := fs.Duration("request-timeout", kubeapi.DefaultRequestTimeout, "the longest a list or get may take, a wait for the source included, before a 504 (as the kube-apiserver's --request-timeout)")
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API's read path from watch caches, loaded with a generated cluster\nor fed from a kube-apiserver's etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
@@ -73,7 +74,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close()
 
-	cs, srv, err := build(src, log)
+	cs, srv, err := build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout})
 	if err != nil {
 		return err
 	}
@@ -146,9 +147,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // build creates a cache per resource of the source and a server registering them.
-func build(src source, log *slog.Logger) (caches, *kubeapi.Server, error) {
+func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 	cs := caches{}
-	srv := kubeapi.NewServer(kubeapi.Options{Logger: log})
+	srv := kubeapi.NewServer(so)
 	for _, info := range src.Resources() {
 		opts := watchcache.Options{
 			Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
