@@ -61,8 +61,9 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	mu     sync.RWMutex
-	groups []*apiGroup // registration order; the core group, if any, is among them with name ""
+	mu          sync.RWMutex
+	groups      []*apiGroup  // registration order; the core group, if any, is among them with name ""
+	readyChecks []readyCheck // AddReadyCheck's, in order
 }
 
 // apiGroup is one API group and its versions, in registration order (the first is preferred).
@@ -229,8 +230,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.serveRoot(w, r)
 	case len(segs) == 1 && segs[0] == "version":
 		s.serveVersion(w, r)
-	case len(segs) == 1 && (segs[0] == "healthz" || segs[0] == "livez" || segs[0] == "readyz"):
-		s.serveHealth(w, segs[0] == "readyz")
+	case len(segs) >= 1 && (segs[0] == "healthz" || segs[0] == "livez" || segs[0] == "readyz"):
+		s.serveHealth(w, r, segs)
 	case segs[0] == "api" && len(segs) == 1:
 		s.serveAPIVersions(w, r)
 	case segs[0] == "api" && len(segs) == 2:

@@ -163,6 +163,9 @@ func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 		}
 		cs[info.Resource] = c
 	}
+	if err := addReadyChecks(src, srv); err != nil {
+		return nil, nil, err
+	}
 	return cs, srv, nil
 }
 
