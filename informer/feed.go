@@ -45,6 +45,10 @@ type Feed struct {
 
 	once sync.Once
 	done chan struct{}
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	stopped bool
 }
 
 // NewFeed returns a feed of opts.Resource through client (a REST client of the resource's group
@@ -88,10 +92,30 @@ func (f *Feed) Run(ctx context.Context) {
 		return
 	}
 	defer close(f.done)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		f.cache.Stop()
+		return
+	}
+	f.cancel = cancel
+	f.mu.Unlock()
 	err := f.src.Run(ctx)
 	f.cache.Stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		slog.Default().Error("informer: feed did not start", "err", err)
+	}
+}
+
+// Stop ends Run (or makes a later Run return at once).
+func (f *Feed) Stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	if f.cancel != nil {
+		f.cancel()
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resou
 	} else {
 		opts, err := decodeListOptions(q)
 		if err != nil {
-			writeStatus(w, statusOf(res, err))
+			writeStatus(w, apistatus.FromError(err))
 			return nil, false
 		}
 		req.opts = opts
@@ -119,7 +120,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 			writeStatus(w, st)
 			return
 		}
-		writeStatus(w, statusOf(req.res, err))
+		writeStatus(w, apistatus.FromError(err))
 		return
 	}
 	w.Header().Set("Content-Type", req.out.contentType())

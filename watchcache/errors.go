@@ -35,7 +35,7 @@ var (
 	ErrUnknownIndexField = errors.New("watchcache: index on an unknown field")
 )
 
-// Errors returned by List, Get and Watch. Each maps to the apiserver's Status in ToStatus.
+// Errors returned by List, Get and Watch. Each maps to the apiserver's Status (apistatus.FromError).
 var (
 	// ErrExpired: the requested resourceVersion (Exact list, continue token, watch) is older than
 	// the oldest snapshot or event the cache still holds (410 Gone, reason Expired). See *ExpiredError.

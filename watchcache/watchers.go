@@ -22,21 +22,14 @@ func (s *watcherSet) init() {
 // Len is the number of registered watchers.
 func (s *watcherSet) Len() int { return s.n }
 
-// triggerFor picks the index a watcher is filed under: the first exact-match requirement (field, then
-// label) that has an index in the newest state.
-func (s *watcherSet) triggerFor(c *Cache, q query) trigger {
-	st := c.work
-	for _, t := range q.fields.Exact() {
-		if si := st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}); si != nil {
-			return trigger{spec: si.spec, pos: si.pos, value: t.Value, ok: true}
-		}
+// triggerFor picks the index value a watcher is filed under: the index that serves its selectors
+// in the newest view, as for a list (servingIndex).
+func triggerFor(v view, q query) trigger {
+	si, value, _ := servingIndex(v, q.labels, q.fields)
+	if si == nil {
+		return trigger{}
 	}
-	for _, t := range q.labels.Exact() {
-		if si := st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}); si != nil {
-			return trigger{spec: si.spec, pos: -1, value: t.Value, ok: true}
-		}
-	}
-	return trigger{}
+	return trigger{spec: si.spec, pos: si.pos, value: value, ok: true}
 }
 
 func (s *watcherSet) group(w *watcher) map[*watcher]struct{} {
@@ -161,12 +154,4 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 			}
 		}
 	}
-}
-
-// scopeNamespace is the namespace of a list root ("/ns/" → "ns", "/" → "").
-func scopeNamespace(prefix string) string {
-	if len(prefix) <= 2 {
-		return ""
-	}
-	return prefix[1 : len(prefix)-1]
 }

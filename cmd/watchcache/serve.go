@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/fake"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
@@ -33,7 +36,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	var sf sourceFlags
-	fs.IntVar(&sf.gen.Pods, "pods", 10000, "pods in the generated cluster")
+	fs.IntVar(&sf.gen.Pods, "pods", 10000, "pods in the generated cluster (0 without --nodes and --namespaces: an empty cluster)")
 	fs.IntVar(&sf.gen.Nodes, "nodes", 500, "nodes in the generated cluster")
 	fs.IntVar(&sf.gen.Namespaces, "namespaces", 20, "namespaces in the generated cluster")
 	fs.Int64Var(&sf.gen.Seed, "seed", 1, "seed of the generated cluster")
@@ -44,7 +47,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	requestTimeout := fs.Duration("request-timeout", kubeapi.DefaultRequestTimeout, "the longest a list or get may take, a wait for the source included, before a 504 (as the kube-apiserver's --request-timeout)")
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API's read path from watch caches, loaded with a generated cluster\nor fed from a kube-apiserver's etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API from watch caches: a writable fake cluster (every built-in\nresource; create, update, patch, delete) seeded with a generated cluster, or the read path\nof what a kube-apiserver stores in etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,9 +77,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close()
 
-	cs, srv, err := build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout})
-	if err != nil {
-		return err
+	var handler http.Handler
+	var cs caches
+	if g, ok := src.(*generated); ok {
+		// Serving its own data, serve is a writable fake cluster: every built-in resource, with
+		// the generated cluster stored through the fake.
+		f, err := fake.NewHandler(fake.Options{Logger: log})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		g.store = f
+		cs = caches{}
+		for _, info := range src.Resources() {
+			c := f.Cache(schema.GroupVersionResource{Version: "v1", Resource: info.Resource})
+			if c == nil {
+				return fmt.Errorf("serve: the fake serves no %s", info.Resource)
+			}
+			cs[info.Resource] = c
+		}
+		handler = f
+	} else {
+		var srv *kubeapi.Server
+		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout})
+		if err != nil {
+			return err
+		}
+		handler = srv
 	}
 	defer func() {
 		for _, c := range cs {
@@ -98,7 +125,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

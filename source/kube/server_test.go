@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -80,7 +81,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Continue:             q.Get("continue"),
 	})
 	if err != nil {
-		writeStatus(w, watchcache.ToStatus(err).ErrStatus)
+		writeStatus(w, apistatus.FromError(err).ErrStatus)
 		return
 	}
 	var b bytes.Buffer
@@ -143,7 +144,7 @@ func (f *fakeAPI) watch(w http.ResponseWriter, r *http.Request, ns string) {
 		AllowWatchBookmarks:  q.Get("allowWatchBookmarks") == "true",
 	})
 	if err != nil {
-		writeStatus(w, watchcache.ToStatus(err).ErrStatus)
+		writeStatus(w, apistatus.FromError(err).ErrStatus)
 		return
 	}
 	defer wt.Stop()
@@ -193,7 +194,7 @@ func eventLine(ev watchcache.WatchEvent) []byte {
 		}
 		obj = fmt.Appendf(nil, `{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"%d"%s}}`, ev.ResourceVersion, ann)
 	case watchcache.Error:
-		obj = statusJSON(watchcache.ToStatus(ev.Err).ErrStatus)
+		obj = statusJSON(apistatus.FromError(ev.Err).ErrStatus)
 	}
 	return fmt.Appendf(nil, `{"type":%q,"object":%s}`+"\n", ev.Type, obj)
 }
