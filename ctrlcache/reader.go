@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/watchcache/watchcache/apistatus"
 	wcselection "github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -50,7 +51,7 @@ func (c *Cache) Get(ctx context.Context, key client.ObjectKey, out client.Object
 		return apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, key.Name)
 	}
 	if err != nil {
-		return watchcache.ToStatus(err)
+		return apistatus.FromError(err)
 	}
 	return c.decodeInto(k, raw, out)
 }
@@ -154,7 +155,7 @@ func (c *Cache) listCache(ctx context.Context, k *kind, lo client.ListOptions, l
 		}
 		res, err := feed.Cache().List(ctx, wo)
 		if err != nil {
-			return nil, 0, "", nil, watchcache.ToStatus(err)
+			return nil, 0, "", nil, apistatus.FromError(err)
 		}
 		return res.Items, res.ResourceVersion, res.Continue, res.RemainingItemCount, nil
 	}
@@ -168,7 +169,7 @@ func (c *Cache) listCache(ctx context.Context, k *kind, lo client.ListOptions, l
 		wo.Namespace = ns
 		res, err := k.feeds[ns].Cache().List(ctx, wo)
 		if err != nil {
-			return nil, 0, "", nil, watchcache.ToStatus(err)
+			return nil, 0, "", nil, apistatus.FromError(err)
 		}
 		items = append(items, res.Items...)
 		rv = max(rv, res.ResourceVersion)

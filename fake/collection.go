@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		Namespace: t.namespace, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector, ResourceVersion: "0",
 	})
 	if err != nil {
-		writeError(w, watchcache.ToStatus(err))
+		writeError(w, apistatus.FromError(err))
 		return
 	}
 	items := make([]json.RawMessage, 0, len(page.Items))
