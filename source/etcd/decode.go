@@ -56,27 +56,60 @@ func decode(value []byte, rev uint64) ([]byte, error) {
 }
 
 // stampRV returns a copy of obj whose metadata.resourceVersion is rev: the existing value replaced,
-// or the field inserted first in metadata. One gjson scan of the top level and one of metadata.
+// or the field inserted where the apiserver's encoding of ObjectMeta puts it (rvPosition). One
+// gjson scan of the top level and one of metadata.
 func stampRV(obj []byte, rev uint64) ([]byte, error) {
 	md := gjson.GetBytes(obj, "metadata")
 	if !md.IsObject() || md.Index <= 0 {
 		return nil, fmt.Errorf("%w: no metadata object", ErrUndecodable)
 	}
 	quoted := strconv.AppendQuote(make([]byte, 0, 24), strconv.FormatUint(rev, 10))
-	if old := gjson.Get(md.Raw, "resourceVersion"); old.Exists() && old.Index > 0 {
-		at := md.Index + old.Index
+	at, old := rvPosition(md)
+	if old.Exists() {
 		out := make([]byte, 0, len(obj)-len(old.Raw)+len(quoted))
 		out = append(out, obj[:at]...)
 		out = append(out, quoted...)
 		return append(out, obj[at+len(old.Raw):]...), nil
 	}
-	at := md.Index + 1 // just after metadata's '{'
-	field := append([]byte(`"resourceVersion":`), quoted...)
-	if strings.TrimSpace(md.Raw[1:len(md.Raw)-1]) != "" {
-		field = append(field, ',')
+	var field []byte
+	switch {
+	case at < md.Index+len(md.Raw)-1: // before another member
+		field = append(append([]byte(`"resourceVersion":`), quoted...), ',')
+	case strings.TrimSpace(md.Raw[1:len(md.Raw)-1]) != "": // last member
+		field = append([]byte(`,"resourceVersion":`), quoted...)
+	default: // the only member
+		field = append([]byte(`"resourceVersion":`), quoted...)
 	}
 	out := make([]byte, 0, len(obj)+len(field))
 	out = append(out, obj[:at]...)
 	out = append(out, field...)
 	return append(out, obj[at:]...), nil
+}
+
+// rvPosition finds where metadata.resourceVersion belongs in md (a metadata object located in the
+// whole object, md.Index > 0): the offset of the existing value, returned with it; otherwise the
+// offset of the first member that ObjectMeta declares after resourceVersion — everything but
+// name, generateName, namespace, selfLink and uid — or of md's closing brace. The apiserver encodes
+// ObjectMeta in its field order and clears resourceVersion before it writes to etcd, so a value
+// written by it gets the field back exactly where a read from the apiserver has it (after uid).
+func rvPosition(md gjson.Result) (int, gjson.Result) {
+	at := -1
+	var old gjson.Result
+	md.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "resourceVersion":
+			at, old = v.Index, v
+			return false
+		case "name", "generateName", "namespace", "selfLink", "uid":
+		default:
+			if at < 0 {
+				at = k.Index
+			}
+		}
+		return true
+	})
+	if at < 0 {
+		at = md.Index + len(md.Raw) - 1
+	}
+	return at, old
 }
