@@ -75,12 +75,16 @@ func (s *watcherSet) remove(w *watcher) {
 	s.removeLocked(w)
 }
 
-func (s *watcherSet) removeLocked(w *watcher) {
+func (s *watcherSet) removeLocked(w *watcher) { s.closeLocked(w, false) }
+
+// closeLocked unregisters w and closes its queue: its queued events are still delivered, unless
+// drop (a watcher over its budget resumes from its last RV; the window has them).
+func (s *watcherSet) closeLocked(w *watcher, drop bool) {
 	if w.closed {
 		return
 	}
 	w.closed = true
-	close(w.in)
+	w.in.close(drop)
 	g := s.group(w)
 	if _, ok := g[w]; ok {
 		delete(g, w)
@@ -112,24 +116,25 @@ func (s *watcherSet) closeAll() {
 	}
 }
 
-// dispatch queues an applied event to every watcher it concerns. It never blocks: a watcher whose
-// queue is full is closed (rule 5.10) and re-watches from the last RV it received.
+// dispatch queues an applied event to every watcher it concerns. It never blocks: a watcher over
+// its budget (eventQueue.push: bytes, stall, Options.WatchBuffer) is closed (rule 5.10) and
+// re-watches from the last RV it received.
 func (s *watcherSet) dispatch(c *Cache, e entry) {
 	if s.n == 0 || e.ev == nil {
 		return
 	}
 	ch := e.ev
 	var exit []byte
+	now := sinceEpoch()
+	budget := queueBudget{bytes: c.opts.WatchQueueBytes, events: c.opts.WatchBuffer, stall: c.opts.WatchStall}
 	deliver := func(g map[*watcher]struct{}) {
 		for w := range g {
 			ev, ok := convert(w.pred, w.prefix, w.only, ch, e.rv, &exit)
 			if !ok {
 				continue
 			}
-			select {
-			case w.in <- ev:
-			default:
-				s.removeLocked(w)
+			if !w.in.push(ev, now, budget) {
+				s.closeLocked(w, true)
 			}
 		}
 	}
