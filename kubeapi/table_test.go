@@ -215,7 +215,7 @@ func TestTableResponses(t *testing.T) {
 	})
 	t.Run("empty", func(t *testing.T) {
 		r := cl.get(t, "/api/v1/configmaps", "Accept", kubectlAccept)
-		if tb := decode(r); tb.Rows == nil || len(tb.Rows) != 0 || len(tb.ColumnDefinitions) != 2 {
+		if tb := decode(r); tb.Rows == nil || len(tb.Rows) != 0 || len(tb.ColumnDefinitions) != 3 || tb.ColumnDefinitions[1].Name != "Data" {
 			t.Fatalf("%s", r.body)
 		}
 	})
