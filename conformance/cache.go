@@ -9,12 +9,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
 // CacheTarget is the Target of a *watchcache.Cache of pods: Writer calls become Replace and
-// Apply, Reader calls List, Get and Watch, and errors go through watchcache.ToStatus, the one
+// Apply, Reader calls List, Get and Watch, and errors go through apistatus.FromError, the one
 // mapping the HTTP edge uses as well.
 //
 // Safe for concurrent use, as the Cache is.
@@ -66,7 +67,7 @@ func (c *CacheTarget) List(ctx context.Context, namespace string, o metav1.ListO
 		SendInitialEvents:    o.SendInitialEvents,
 	})
 	if err != nil {
-		return nil, watchcache.ToStatus(err)
+		return nil, apistatus.FromError(err)
 	}
 	return &ListResult{Items: res.Items, ListMeta: metav1.ListMeta{
 		ResourceVersion:    strconv.FormatUint(res.ResourceVersion, 10),
@@ -79,7 +80,7 @@ func (c *CacheTarget) List(ctx context.Context, namespace string, o metav1.ListO
 func (c *CacheTarget) Get(ctx context.Context, namespace, name, resourceVersion string) ([]byte, error) {
 	obj, _, err := c.Cache.Get(ctx, namespace, name, resourceVersion)
 	if err != nil {
-		return nil, watchcache.ToStatus(err)
+		return nil, apistatus.FromError(err)
 	}
 	return obj, nil
 }
@@ -99,7 +100,7 @@ func (c *CacheTarget) Watch(ctx context.Context, namespace string, o metav1.List
 	})
 	if err != nil {
 		cancel()
-		return nil, watchcache.ToStatus(err)
+		return nil, apistatus.FromError(err)
 	}
 	s := &cacheStream{out: make(chan WatchEvent), cancel: cancel}
 	go s.forward(ctx, w)
@@ -141,7 +142,7 @@ func wireEvent(ev watchcache.WatchEvent) WatchEvent {
 		return WatchEvent{Type: watch.Bookmark, Object: fmt.Appendf(nil,
 			`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"%d"%s},"spec":{"containers":null},"status":{}}`, ev.ResourceVersion, ann)}
 	case watchcache.Error:
-		st := watchcache.ToStatus(ev.Err).ErrStatus
+		st := apistatus.FromError(ev.Err).ErrStatus
 		st.Kind, st.APIVersion = "Status", "v1"
 		data, err := json.Marshal(st)
 		if err != nil {

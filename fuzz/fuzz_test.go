@@ -15,6 +15,7 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -177,7 +178,7 @@ func FuzzSelectors(f *testing.F) {
 		case (err == nil) != (want.Err == nil):
 			t.Fatalf("Watch%s: cache %v, model %s", describeQuery(wq), err, want.Err)
 		case err != nil:
-			if s := watchcache.ToStatus(err).ErrStatus; s.Code != want.Err.Code || s.Message != want.Err.Message {
+			if s := apistatus.FromError(err).ErrStatus; s.Code != want.Err.Code || s.Message != want.Err.Message {
 				t.Fatalf("Watch%s: cache %d %q, model %s", describeQuery(wq), s.Code, s.Message, want.Err)
 			}
 		}
@@ -225,8 +226,8 @@ func FuzzApplyEvent(f *testing.F) {
 		err := c.Apply(watchcache.Event{Type: evType, Object: bytes.Clone(obj), ResourceVersion: rv})
 		after := observe(t, c)
 		if err != nil {
-			if !rejectedWith(err) || watchcache.ToStatus(err).ErrStatus.Code != 400 {
-				t.Fatalf("Apply rejected with %v (status %d), want an Err* sentinel and 400", err, watchcache.ToStatus(err).ErrStatus.Code)
+			if !rejectedWith(err) || apistatus.FromError(err).ErrStatus.Code != 400 {
+				t.Fatalf("Apply rejected with %v (status %d), want an Err* sentinel and 400", err, apistatus.FromError(err).ErrStatus.Code)
 			}
 			if after != before {
 				t.Fatalf("a rejected event (%v) changed what List answers:\nbefore %s\nafter  %s", err, before, after)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -207,7 +208,7 @@ func describeQuery(q Query) string {
 func (h *harness) cacheList(q Query) Answer {
 	res, err := h.cache.List(context.Background(), toQueryOpts(q))
 	if err != nil {
-		s := watchcache.ToStatus(err).ErrStatus
+		s := apistatus.FromError(err).ErrStatus
 		return Answer{Err: &Status{Code: s.Code, Message: s.Message, Continue: s.ListMeta.Continue}}
 	}
 	return Answer{Items: res.Items, RV: res.ResourceVersion, Continue: res.Continue, Remaining: res.RemainingItemCount}
@@ -366,7 +367,7 @@ func (h *harness) cacheWatch(q Query) WatchAnswer {
 		SendInitialEvents: q.SendInitialEvents, AllowWatchBookmarks: q.AllowWatchBookmarks,
 	})
 	if err != nil {
-		s := watchcache.ToStatus(err).ErrStatus
+		s := apistatus.FromError(err).ErrStatus
 		return WatchAnswer{Err: &Status{Code: s.Code, Message: s.Message}}
 	}
 	defer func() {
@@ -389,7 +390,7 @@ func (h *harness) cacheWatch(q Query) WatchAnswer {
 			}
 			we := WatchEvent{Type: string(ev.Type), Object: ev.Object, RV: ev.ResourceVersion, End: ev.InitialEventsEnd}
 			if ev.Err != nil {
-				s := watchcache.ToStatus(ev.Err).ErrStatus
+				s := apistatus.FromError(ev.Err).ErrStatus
 				we.Err = &Status{Code: s.Code, Message: s.Message}
 			}
 			if ev.Type == watchcache.Bookmark && !ev.InitialEventsEnd {

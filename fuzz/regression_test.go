@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -111,7 +112,7 @@ func TestRegressionValidationBeforeFieldConversion(t *testing.T) {
 	if err == nil {
 		t.Fatal("list accepted")
 	}
-	if st := watchcache.ToStatus(err).ErrStatus; st.Code != 422 {
+	if st := apistatus.FromError(err).ErrStatus; st.Code != 422 {
 		t.Errorf("list: %d %q, want 422 resourceVersionMatch is forbidden unless resourceVersion is provided", st.Code, st.Message)
 	}
 	w, err := c.Watch(context.Background(), watchcache.WatchOptions{FieldSelector: "spec.foo=bar", ResourceVersion: "5", ResourceVersionMatch: watchcache.MatchNotOlderThan})
@@ -119,7 +120,7 @@ func TestRegressionValidationBeforeFieldConversion(t *testing.T) {
 		w.Stop()
 		t.Fatal("watch accepted")
 	}
-	if st := watchcache.ToStatus(err).ErrStatus; st.Code != 422 {
+	if st := apistatus.FromError(err).ErrStatus; st.Code != 422 {
 		t.Errorf("watch: %d %q, want 422 resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", st.Code, st.Message)
 	}
 }
@@ -134,7 +135,7 @@ func TestRegressionTokenTypeNameInMessage(t *testing.T) {
 		t.Fatal("accepted")
 	}
 	const want = "invalid continue token: continue key is not valid: json: cannot unmarshal number into Go value of type storage.continueToken"
-	if got := watchcache.ToStatus(err).ErrStatus.Message; got != want {
+	if got := apistatus.FromError(err).ErrStatus.Message; got != want {
 		t.Errorf("message %q\nwant             %q", got, want)
 	}
 }

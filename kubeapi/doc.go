@@ -5,7 +5,7 @@
 //
 // A Server holds one Cache per resource (Register). Each request is parsed with the apiserver's
 // own parameter conversions and answered by the cache's List, Get or Watch, whose errors become
-// the apiserver's Status through watchcache.ToStatus — with the same codes, messages, causes,
+// the apiserver's Status through apistatus.FromError — with the same codes, messages, causes,
 // continue tokens and Retry-After headers (rules 2.9, 3.4, 3.7 of reference/apiserver-semantics.md).
 //
 // Responses are spliced, not re-encoded: a list is written item by item from the cache's stored

@@ -7,6 +7,8 @@ import (
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/watchcache/watchcache/apistatus"
 )
 
 // serveObject serves a get of one object, or a watch of it (?watch=true or a /watch/ path).
@@ -39,7 +41,7 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 	}
 	obj, _, err := res.cache.Get(r.Context(), namespace, name, req.opts.ResourceVersion)
 	if err != nil {
-		writeStatus(w, statusOf(res, err))
+		writeStatus(w, apistatus.FromError(err))
 		return
 	}
 	w.Header().Set("Content-Type", req.out.contentType())

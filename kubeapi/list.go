@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resou
 	} else {
 		opts, err := decodeListOptions(q)
 		if err != nil {
-			writeStatus(w, statusOf(res, err))
+			writeStatus(w, apistatus.FromError(err))
 			return nil, false
 		}
 		req.opts = opts
@@ -110,7 +111,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		SendInitialEvents:    o.SendInitialEvents,
 	})
 	if err != nil {
-		writeStatus(w, statusOf(req.res, err))
+		writeStatus(w, apistatus.FromError(err))
 		return
 	}
 	w.Header().Set("Content-Type", req.out.contentType())

@@ -2,7 +2,6 @@ package kubeapi
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,21 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/watchcache/watchcache/watchcache"
 )
-
-// statusOf maps an error of the cache (or of this package) to the Status the apiserver answers.
-// It is watchcache.ToStatus, except that a NotFound names the resource as registered with the
-// server (ResourceInfo), with its group as the apiserver's message does (`deployments.apps "x" not
-// found`), whatever the cache's own Options say.
-func statusOf(res *resource, err error) *apierrors.StatusError {
-	var nf *watchcache.NotFoundError
-	if res != nil && errors.As(err, &nf) {
-		return apierrors.NewNotFound(schema.GroupResource{Group: res.info.Group, Resource: res.info.Resource}, nf.Name)
-	}
-	return watchcache.ToStatus(err)
-}
 
 // statusJSON encodes a Status as the apiserver does: kind Status, apiVersion v1, and an empty
 // metadata object unless it carries a continue token (rule 2.9).

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 		Continue:             o.Continue,
 	})
 	if err != nil {
-		writeStatus(w, statusOf(req.res, err))
+		writeStatus(w, apistatus.FromError(err))
 		return
 	}
 	defer wt.Stop()
@@ -130,7 +131,7 @@ func (e *eventEncoder) write(bw *bufio.Writer, ev watchcache.WatchEvent) {
 	var obj []byte
 	switch ev.Type {
 	case watchcache.Error:
-		bw.Write(statusJSON(statusOf(e.res, ev.Err)))
+		bw.Write(statusJSON(apistatus.FromError(ev.Err)))
 		bw.WriteString("}\n")
 		return
 	case watchcache.Bookmark:

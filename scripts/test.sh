@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README): vet, the race-enabled test suite with seed corpora, the
-# apiserver's storage suite against our cache (the storagetest module, -short), and a short bounded
-# run of each fuzz target. FUZZTIME=0 skips fuzzing; STORAGETEST=0 skips the storage suite.
+# apiserver's storage suite against our cache (the storagetest module, -short), the controller-runtime
+# cache (the ctrlcache module: vet and race tests), and a short bounded run of each fuzz target.
+# FUZZTIME=0 skips fuzzing; STORAGETEST=0 skips the storage suite; CTRLCACHE=0 skips ctrlcache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== go vet ./..."
@@ -32,6 +33,14 @@ if [ "$storagetest" != "0" ]; then
   fi
 fi
 st_elapsed=$(( $(date +%s) - st_start ))
+
+# ctrlcache is its own module (it depends on controller-runtime).
+ctrlcache=${CTRLCACHE:-1}
+: >/tmp/watchcache-ctrlcache.log
+if [ "$ctrlcache" != "0" ]; then
+  echo "== ctrlcache: go vet ./... && go test -race ./..."
+  (cd ctrlcache && go vet ./... && go test -race -count=1 ./...) 2>&1 | grep -v ' INFO kube: ' | tee /tmp/watchcache-ctrlcache.log || true
+fi
 
 fuzztime=${FUZZTIME:-10s}
 fuzz_failed=""
@@ -80,6 +89,10 @@ if [ "$storagetest" != "0" ]; then
     failed=1
   fi
   grep -E '^(- |unexpected:|run.sh:)' /tmp/watchcache-storagetest.log | sed 's/^/    /' || true
+fi
+if [ "$ctrlcache" != "0" ]; then
+  grep -E '^(ok|FAIL|---|panic)' /tmp/watchcache-ctrlcache.log | sed 's/^/  ctrlcache: /'
+  if grep -qE '^(FAIL|panic)|^# |vet:' /tmp/watchcache-ctrlcache.log || ! grep -q '^ok' /tmp/watchcache-ctrlcache.log; then failed=1; fi
 fi
 for f in $fuzz_failed; do
   echo "  FAIL	fuzz ${f} (output above)"

@@ -394,3 +394,148 @@ func render(v gjson.Result) string {
 	}
 	return v.Raw
 }
+
+// node is one JSON object key of the extraction plan: what to do with its value (acts) and which
+// of its own keys to visit (kids). Extract walks the object once with gjson's ForEach, descending
+// only into keys that have a node.
+type node struct {
+	keys []string
+	kids []*node
+	acts []act
+	// deep repeats, with paths relative to this node, the acts of every descendant: they are
+	// evaluated with gjson.Get when this node's value is not an object (e.g. an array indexed by
+	// a numeric path component), the one case a ForEach descent cannot serve.
+	deep []act
+	// meta marks the metadata object, which must be present and an object.
+	meta bool
+}
+
+// act is one thing to do with a value: if path is set, first take gjson.Get(value, path).
+type act struct {
+	kind actKind
+	pos  int
+	path string
+}
+
+type actKind uint8
+
+const (
+	actValue     actKind = iota // Fields[pos] = render(value)
+	actBool                     // Fields[pos] = "true"/"false" for JSON true/false
+	actName                     // Object.Name
+	actNamespace                // Object.Namespace
+	actRV                       // Object.ResourceVersion
+	actLabels                   // Object.Labels, Object.LabelsRaw
+	actPodIP                    // status.podIP
+	actPodIPs                   // status.podIPs[0].ip
+	actSAName                   // spec.serviceAccountName
+	actSA                       // spec.serviceAccount
+)
+
+func (n *node) child(key string) *node {
+	for i := range n.keys {
+		if n.keys[i] == key {
+			return n.kids[i]
+		}
+	}
+	return nil
+}
+
+func (n *node) add(key string) *node {
+	if c := n.child(key); c != nil {
+		return c
+	}
+	c := &node{}
+	n.keys = append(n.keys, key)
+	n.kids = append(n.kids, c)
+	return c
+}
+
+// compile builds the extraction plan and the derived positions from s.fields.
+func (s *Schema) compile() {
+	s.namePos, s.nsPos, s.podIPPos, s.saPos = -1, -1, -1, -1
+	s.bools, s.ints = nil, nil
+	root := &node{}
+	meta := root.add("metadata")
+	meta.meta = true
+	meta.add("name").acts = []act{{kind: actName}}
+	meta.add("namespace").acts = []act{{kind: actNamespace}}
+	meta.add("resourceVersion").acts = []act{{kind: actRV}}
+	meta.add("labels").acts = []act{{kind: actLabels}}
+
+	for i, f := range s.fields {
+		switch f.kind {
+		case kindName:
+			s.namePos = i
+		case kindNamespace:
+			s.nsPos = i
+		case kindAbsent:
+		case kindPodIP:
+			s.podIPPos = i
+			s.place(root, "status.podIP", act{kind: actPodIP})
+			s.place(root, "status.podIPs", act{kind: actPodIPs})
+		case kindServiceAccount:
+			s.saPos = i
+			s.place(root, "spec.serviceAccountName", act{kind: actSAName})
+			s.place(root, "spec.serviceAccount", act{kind: actSA})
+		case kindBool:
+			s.bools = append(s.bools, i)
+			s.place(root, f.path, act{kind: actBool, pos: i})
+		case kindInt:
+			s.ints = append(s.ints, i)
+			s.place(root, f.path, act{kind: actValue, pos: i})
+		default:
+			s.place(root, f.path, act{kind: actValue, pos: i})
+		}
+	}
+	s.plan = root
+}
+
+// place adds a to the plan at path: at the node of the path's plain leading components, with the
+// rest of the path (if any) left for gjson.Get on that node's value, and repeated in the deep
+// list of every intermediate node.
+func (s *Schema) place(root *node, path string, a act) {
+	comps, rest := splitPath(path)
+	n := root
+	for d, c := range comps {
+		if d > 0 && (a.kind == actValue || a.kind == actBool) {
+			rel := strings.Join(comps[d:], ".")
+			if rest != "" {
+				rel += "." + rest
+			}
+			n.deep = append(n.deep, act{kind: a.kind, pos: a.pos, path: rel})
+		}
+		n = n.add(c)
+	}
+	a.path = rest
+	n.acts = append(n.acts, a)
+}
+
+// splitPath splits a gjson path into its leading plain components — keys made only of
+// [A-Za-z0-9_/-], which gjson matches literally and which a ForEach descent can therefore serve —
+// and the remainder, starting at the first component that is not plain (a wildcard, an escape, a
+// query, a modifier, an empty component). gjson evaluates "a.b.<rest>" component by component, so
+// it equals gjson.Get(value of a.b, rest).
+func splitPath(p string) (comps []string, rest string) {
+	i := 0
+	for i < len(p) {
+		j := i
+		for j < len(p) && plain(p[j]) {
+			j++
+		}
+		switch {
+		case j == len(p) && j > i:
+			return append(comps, p[i:]), ""
+		case j > i && p[j] == '.' && j+1 < len(p):
+			comps = append(comps, p[i:j])
+			i = j + 1
+		default:
+			return comps, p[i:]
+		}
+	}
+	return comps, ""
+}
+
+func plain(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '/'
+}

@@ -128,19 +128,6 @@ func (f FieldSelector) MatchesExcept(values []string, skip int) bool {
 	return true
 }
 
-// Exact returns the `=`/`==` terms: each alone is an exact requirement an index can serve
-// (fields.Selector.RequiresExactMatch semantics — any `=` term qualifies, `!=` never does). The
-// slice is the caller's.
-func (f FieldSelector) Exact() []FieldTerm {
-	var out []FieldTerm
-	for _, t := range f.terms {
-		if t.Op == Equals {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // ExactIndex returns the index of the first `=`/`==` term on the field name with that value, or -1.
 func (f FieldSelector) ExactIndex(name, value string) int {
 	for i, t := range f.terms {
@@ -151,7 +138,9 @@ func (f FieldSelector) ExactIndex(name, value string) int {
 	return -1
 }
 
-// ExactTerms yields the `=`/`==` terms, as Exact returns them, without allocating.
+// ExactTerms yields the `=`/`==` terms in the selector's order, without allocating: each alone is
+// an exact requirement an index can serve (fields.Selector.RequiresExactMatch semantics — any `=`
+// term qualifies, `!=` never does).
 func (f FieldSelector) ExactTerms() iter.Seq[FieldTerm] {
 	return func(yield func(FieldTerm) bool) {
 		for _, t := range f.terms {

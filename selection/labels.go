@@ -240,12 +240,9 @@ func (l LabelSelector) Matches(ls Labels) bool {
 	return true
 }
 
-// Exact returns one entry per requirement that only one label value can satisfy — `k=v`, `k==v`,
-// `k in (v)` — in the selector's (key-sorted) order. Each is usable alone to narrow a scan; the
-// whole selector must still be applied to the candidates. The slice is the caller's.
-func (l LabelSelector) Exact() []LabelExact { return slices.Clone(l.exact) }
-
-// ExactTerms yields the exact requirements, as Exact returns them, without allocating.
+// ExactTerms yields one entry per requirement that only one label value can satisfy — `k=v`,
+// `k==v`, `k in (v)` — in the selector's (key-sorted) order, without allocating. Each is usable
+// alone to narrow a scan; the whole selector must still be applied to the candidates.
 func (l LabelSelector) ExactTerms() iter.Seq[LabelExact] { return slices.Values(l.exact) }
 
 // Len is the number of requirements (0 for a selector that selects everything).

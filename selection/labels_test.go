@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,8 +102,8 @@ func TestLabelExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := l.Exact(); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%q: Exact = %v, want %v", tt.sel, got, tt.want)
+		if got := slices.Collect(l.ExactTerms()); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: ExactTerms = %v, want %v", tt.sel, got, tt.want)
 		}
 		for _, e := range tt.want {
 			v, ok := l.RequiresExactMatch(e.Key)
@@ -148,7 +149,7 @@ func TestLabelSelectorString(t *testing.T) {
 		t.Errorf("String = %q, apimachinery %q", got, want)
 	}
 	var zero LabelSelector
-	if !zero.Empty() || !zero.Matches(nil) || zero.String() != "" || zero.Exact() != nil {
+	if !zero.Empty() || !zero.Matches(nil) || zero.String() != "" || slices.Collect(zero.ExactTerms()) != nil {
 		t.Error("zero LabelSelector is not Everything")
 	}
 }

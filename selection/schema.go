@@ -219,7 +219,9 @@ func newSchema(namespaced, generic bool, fs []field, aliases map[string]string) 
 // a custom resource with selectableFields. s itself is not modified.
 //
 // Errors (wrapping ErrInvalidField): empty name; a name no field selector can spell (containing
-// ',' or '=', or ending in '!'); a name s already accepts (aliases included); empty path.
+// ',' or '=', or ending in '!'); a name s already accepts (aliases included); empty path; a path
+// that yields one value per array element (multiValued), which a field holding one value could
+// only match as a JSON array's text, never by any element's value.
 //
 // Paths whose leading components are plain keys ([A-Za-z0-9_/-]) are served by Extract's single
 // pass; the rest of a path (from its first wildcard, escape, query or modifier) is evaluated by
@@ -234,6 +236,8 @@ func (s *Schema) WithField(name, path string) (*Schema, error) {
 		return nil, fmt.Errorf("%w: no field selector can spell the name %q", ErrInvalidField, name)
 	case path == "":
 		return nil, fmt.Errorf("%w: field %q has an empty path", ErrInvalidField, name)
+	case multiValued(path):
+		return nil, fmt.Errorf("%w: field %q: path %q yields one value per array element, and a selectable field holds one value; select an element (e.g. spec.containers.0.image, or #(name==\"x\").image)", ErrInvalidField, name, path)
 	}
 	if _, dup := s.names[name]; dup {
 		return nil, fmt.Errorf("%w: field %q is already selectable", ErrInvalidField, name)
@@ -246,6 +250,50 @@ func (s *Schema) WithField(name, path string) (*Schema, error) {
 	out.names[name] = len(out.fields) - 1
 	out.compile()
 	return out, nil
+}
+
+// multiValued reports whether a gjson path yields an array of values gathered from an array's
+// elements: a "#" component followed by more of the path ("containers.#.image"), or a query that
+// returns every match ("#(...)#"). A trailing "#" (the array's length) and a "#(...)" query (the
+// first match) yield one value.
+func multiValued(path string) bool {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			i++ // an escaped character is literal
+		case '#':
+			if i > 0 && path[i-1] != '.' && path[i-1] != '|' {
+				continue // '#' inside a key or a query
+			}
+			if i+1 < len(path) && (path[i+1] == '.' || path[i+1] == '|') {
+				return true
+			}
+			if i+1 < len(path) && path[i+1] == '(' {
+				if end := queryEnd(path, i+1); end > 0 && end+1 < len(path) && path[end+1] == '#' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// queryEnd returns the index of the ')' closing the query that opens at path[open], or -1.
+func queryEnd(path string, open int) int {
+	depth := 0
+	for i := open; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // NumFields returns the number of field positions, i.e. the length of Object.Fields.
@@ -273,149 +321,4 @@ func (s *Schema) Namespaced() bool { return s.namespaced }
 // known returns the accepted field names, sorted (for UnsupportedFieldError.Known).
 func (s *Schema) known() []string {
 	return slices.Sorted(maps.Keys(s.names))
-}
-
-// node is one JSON object key of the extraction plan: what to do with its value (acts) and which
-// of its own keys to visit (kids). Extract walks the object once with gjson's ForEach, descending
-// only into keys that have a node.
-type node struct {
-	keys []string
-	kids []*node
-	acts []act
-	// deep repeats, with paths relative to this node, the acts of every descendant: they are
-	// evaluated with gjson.Get when this node's value is not an object (e.g. an array indexed by
-	// a numeric path component), the one case a ForEach descent cannot serve.
-	deep []act
-	// meta marks the metadata object, which must be present and an object.
-	meta bool
-}
-
-// act is one thing to do with a value: if path is set, first take gjson.Get(value, path).
-type act struct {
-	kind actKind
-	pos  int
-	path string
-}
-
-type actKind uint8
-
-const (
-	actValue     actKind = iota // Fields[pos] = render(value)
-	actBool                     // Fields[pos] = "true"/"false" for JSON true/false
-	actName                     // Object.Name
-	actNamespace                // Object.Namespace
-	actRV                       // Object.ResourceVersion
-	actLabels                   // Object.Labels, Object.LabelsRaw
-	actPodIP                    // status.podIP
-	actPodIPs                   // status.podIPs[0].ip
-	actSAName                   // spec.serviceAccountName
-	actSA                       // spec.serviceAccount
-)
-
-func (n *node) child(key string) *node {
-	for i := range n.keys {
-		if n.keys[i] == key {
-			return n.kids[i]
-		}
-	}
-	return nil
-}
-
-func (n *node) add(key string) *node {
-	if c := n.child(key); c != nil {
-		return c
-	}
-	c := &node{}
-	n.keys = append(n.keys, key)
-	n.kids = append(n.kids, c)
-	return c
-}
-
-// compile builds the extraction plan and the derived positions from s.fields.
-func (s *Schema) compile() {
-	s.namePos, s.nsPos, s.podIPPos, s.saPos = -1, -1, -1, -1
-	s.bools, s.ints = nil, nil
-	root := &node{}
-	meta := root.add("metadata")
-	meta.meta = true
-	meta.add("name").acts = []act{{kind: actName}}
-	meta.add("namespace").acts = []act{{kind: actNamespace}}
-	meta.add("resourceVersion").acts = []act{{kind: actRV}}
-	meta.add("labels").acts = []act{{kind: actLabels}}
-
-	for i, f := range s.fields {
-		switch f.kind {
-		case kindName:
-			s.namePos = i
-		case kindNamespace:
-			s.nsPos = i
-		case kindAbsent:
-		case kindPodIP:
-			s.podIPPos = i
-			s.place(root, "status.podIP", act{kind: actPodIP})
-			s.place(root, "status.podIPs", act{kind: actPodIPs})
-		case kindServiceAccount:
-			s.saPos = i
-			s.place(root, "spec.serviceAccountName", act{kind: actSAName})
-			s.place(root, "spec.serviceAccount", act{kind: actSA})
-		case kindBool:
-			s.bools = append(s.bools, i)
-			s.place(root, f.path, act{kind: actBool, pos: i})
-		case kindInt:
-			s.ints = append(s.ints, i)
-			s.place(root, f.path, act{kind: actValue, pos: i})
-		default:
-			s.place(root, f.path, act{kind: actValue, pos: i})
-		}
-	}
-	s.plan = root
-}
-
-// place adds a to the plan at path: at the node of the path's plain leading components, with the
-// rest of the path (if any) left for gjson.Get on that node's value, and repeated in the deep
-// list of every intermediate node.
-func (s *Schema) place(root *node, path string, a act) {
-	comps, rest := splitPath(path)
-	n := root
-	for d, c := range comps {
-		if d > 0 && (a.kind == actValue || a.kind == actBool) {
-			rel := strings.Join(comps[d:], ".")
-			if rest != "" {
-				rel += "." + rest
-			}
-			n.deep = append(n.deep, act{kind: a.kind, pos: a.pos, path: rel})
-		}
-		n = n.add(c)
-	}
-	a.path = rest
-	n.acts = append(n.acts, a)
-}
-
-// splitPath splits a gjson path into its leading plain components — keys made only of
-// [A-Za-z0-9_/-], which gjson matches literally and which a ForEach descent can therefore serve —
-// and the remainder, starting at the first component that is not plain (a wildcard, an escape, a
-// query, a modifier, an empty component). gjson evaluates "a.b.<rest>" component by component, so
-// it equals gjson.Get(value of a.b, rest).
-func splitPath(p string) (comps []string, rest string) {
-	i := 0
-	for i < len(p) {
-		j := i
-		for j < len(p) && plain(p[j]) {
-			j++
-		}
-		switch {
-		case j == len(p) && j > i:
-			return append(comps, p[i:]), ""
-		case j > i && p[j] == '.' && j+1 < len(p):
-			comps = append(comps, p[i:j])
-			i = j + 1
-		default:
-			return comps, p[i:]
-		}
-	}
-	return comps, ""
-}
-
-func plain(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '/'
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/watchcache/watchcache/internal/testdata"
 )
 
-// The benchmark workload of issues 2 and 3: 100k generated pods (≈3.6 KiB each) over 5,000 nodes
+// The benchmark workload of bench/CORE.md: 100k generated pods (≈3.6 KiB each) over 5,000 nodes
 // and 200 namespaces, with a spec.nodeName field index and an app label index.
 const (
 	benchPods       = 100_000
@@ -42,7 +42,7 @@ func loadBench(b *testing.B) *benchFixture {
 	return bench
 }
 
-// loadPlainBench returns a fixture of the same pods without indexes: the core cache of issue 2.
+// loadPlainBench returns a fixture of the same pods without indexes: the core cache alone.
 func loadPlainBench(b *testing.B) *benchFixture {
 	b.Helper()
 	plainOnce.Do(func() { plainBench = newBenchFixture(false) })
@@ -99,10 +99,10 @@ func churnEvent(ch testdata.Change, rv uint64) Event {
 }
 
 // BenchmarkApply: one churn event (80% update, 10% delete, 10% create) into a 100k-pod cache with
-// two indexes, including extraction, indexing, the snapshot and the window (issue 2 target ≤ 8 µs).
+// two indexes, including extraction, indexing, the snapshot and the window (bench/CORE.md: target ≤ 8 µs unindexed).
 func BenchmarkApply(b *testing.B) { benchApply(b, loadBench(b)) }
 
-// BenchmarkApplyUnindexed: BenchmarkApply without indexes — the core cache as issue 2 defines it
+// BenchmarkApplyUnindexed: BenchmarkApply without indexes — the core cache alone
 // (extraction, the store, the snapshot and the window), so that what indexes add shows apart.
 func BenchmarkApplyUnindexed(b *testing.B) { benchApply(b, loadPlainBench(b)) }
 
@@ -128,7 +128,7 @@ func benchApply(b *testing.B, f *benchFixture) {
 	}
 }
 
-// BenchmarkReplace100k: building the cache from a 100k list (issue 2 target ≤ 0.7 s).
+// BenchmarkReplace100k: building the cache from a 100k list (target ≤ 0.7 s).
 func BenchmarkReplace100k(b *testing.B) {
 	f := loadBench(b)
 	b.ReportAllocs()
@@ -155,7 +155,7 @@ func benchList(b *testing.B, o ListOptions, want int) {
 	}
 }
 
-// BenchmarkListPage: a first page of 500, all namespaces, at the latest state (issue 2: ≤ 100 µs).
+// BenchmarkListPage: a first page of 500, all namespaces, at the latest state (target ≤ 100 µs).
 func BenchmarkListPage(b *testing.B) {
 	benchList(b, ListOptions{Limit: 500, ResourceVersion: "0"}, 500)
 }
@@ -183,7 +183,7 @@ func BenchmarkListContinueOld(b *testing.B) {
 // BenchmarkListFull: the whole 100k list, no selector.
 func BenchmarkListFull(b *testing.B) { benchList(b, ListOptions{ResourceVersion: "0"}, -1) }
 
-// BenchmarkIndexedPage (issue 3 (a)): spec.nodeName=X, ≈20 of 100k, key-ordered page of 500.
+// BenchmarkIndexedPage ((a) of bench/CORE.md): spec.nodeName=X, ≈20 of 100k, key-ordered page of 500.
 func BenchmarkIndexedPage(b *testing.B) {
 	benchList(b, ListOptions{Limit: 500, ResourceVersion: "0", FieldSelector: "spec.nodeName=node-7"}, -1)
 }
@@ -208,12 +208,12 @@ func BenchmarkIndexedPageCold(b *testing.B) {
 	}
 }
 
-// BenchmarkIndexedFieldAndLabel (issue 3 (b)): spec.nodeName=X,status.phase=Running + a label.
+// BenchmarkIndexedFieldAndLabel ((b)): spec.nodeName=X,status.phase=Running + a label.
 func BenchmarkIndexedFieldAndLabel(b *testing.B) {
 	benchList(b, ListOptions{Limit: 500, ResourceVersion: "0", FieldSelector: "spec.nodeName=node-7,status.phase=Running", LabelSelector: "tier"}, -1)
 }
 
-// BenchmarkIndexedContinueOld (issue 3 (d)): an indexed page from a continue token 10,000 events old.
+// BenchmarkIndexedContinueOld ((d)): an indexed page from a continue token 10,000 events old.
 func BenchmarkIndexedContinueOld(b *testing.B) {
 	tok := oldToken(b, ListOptions{Limit: 5, FieldSelector: "spec.nodeName=node-7"})
 	benchList(b, ListOptions{Limit: 500, Continue: tok, FieldSelector: "spec.nodeName=node-7"}, -1)
@@ -221,8 +221,8 @@ func BenchmarkIndexedContinueOld(b *testing.B) {
 
 // BenchmarkExactUnpublished: a page of 500 at the RV farthest from any published state — Apply
 // publishes every publishEvery events, so the read goes through the nearest published state and an
-// overlay of the publishEvery/2 events in between (Cache.stateAt). Issue 2: a page of 500 at any RV
-// ≤ 100 µs.
+// overlay of the publishEvery/2 events in between (publisher.viewAt). Target: a page of 500 at any
+// RV ≤ 100 µs.
 func BenchmarkExactUnpublished(b *testing.B) {
 	f := loadBench(b)
 	ctx := context.Background()
@@ -257,12 +257,12 @@ func rareSelector(b *testing.B) string {
 	return "team=team-19"
 }
 
-// BenchmarkUnindexedLabelPage (issue 3 (c)): a 1%-selective label selector, first page of 500.
+// BenchmarkUnindexedLabelPage ((c)): a 1%-selective label selector, first page of 500.
 func BenchmarkUnindexedLabelPage(b *testing.B) {
 	benchList(b, ListOptions{Limit: 500, ResourceVersion: "0", LabelSelector: rareSelector(b)}, -1)
 }
 
-// BenchmarkUnindexedLabelFull (issue 3 (c)): the same selector, full list; ns/object reported.
+// BenchmarkUnindexedLabelFull ((c)): the same selector, full list; ns/object reported.
 func BenchmarkUnindexedLabelFull(b *testing.B) {
 	sel := rareSelector(b)
 	f := loadBench(b)
@@ -272,7 +272,7 @@ func BenchmarkUnindexedLabelFull(b *testing.B) {
 
 // BenchmarkHeapPerObject (run with -benchtime 1x: each iteration loads 100k pods) reports the heap
 // held per object after loading 100k pods, as a ratio of
-// the raw JSON held (issue 2 target ≤ 1.25×), and with 10,000 snapshots retained under churn.
+// the raw JSON held (target ≤ 1.25×), and with 10,000 snapshots retained under churn.
 func BenchmarkHeapPerObject(b *testing.B) {
 	gen := testdata.New(testdata.Config{Pods: benchPods, Nodes: benchNodes, Namespaces: benchNamespaces, Seed: 3})
 	for b.Loop() {

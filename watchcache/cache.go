@@ -32,38 +32,16 @@ type Cache struct {
 	clock  *rvclock.Clock
 
 	mu     sync.Mutex // serializes writers
-	work   *state     // the writer's mutable state; every published state is a clone of it
+	work   *writer    // the writer's content; every snapshot is a clone of it
 	lastRV uint64     // RV of the last applied event, bookmark or re-list
 	labels atomic.Pointer[labelSets]
 
-	head  atomic.Pointer[view] // newest published state, for latest reads without locks
-	winMu sync.RWMutex
-	win   window
-
-	// Apply publishes lazily: it changes the working state in place (copy-on-write against the
-	// last published state) and publishes a snapshot only every publishEvery events, or as soon as
-	// a reader needs the newest state (current). dirty says the working state holds events no
-	// published state has; sincePublish counts them.
-	dirty        atomic.Bool
-	sincePublish int
+	pub publisher // the snapshots, the window, the pins
 	// queuedRV is the RV up to which every event has been queued to the watchers (bookmarks).
 	queuedRV atomic.Uint64
 
 	watchers  watcherSet
 	selectors selectorMemo
-
-	// retired and unlinkable belong to the writer (cell.go): the pins of evicted states that still
-	// had readers, and the versions whose link to the previous one waits for those readers to
-	// leave, in RV order.
-	retired    []retiredPin
-	unlinkable []*record
-}
-
-// view is a published state and the RV a latest read at it answers with: the state's own RV, or
-// higher when bookmarks advanced the cache's RV without changing objects (rule 3.1).
-type view struct {
-	st *state
-	rv uint64
 }
 
 // New returns an empty cache. It answers reads only after its first Replace (rule 3.6: Pending
@@ -76,8 +54,8 @@ func New(opts Options) *Cache {
 	}
 	c.schema.Store(opts.Schema)
 	c.labels.Store(newLabelSets())
-	c.work = newState(opts.Schema, opts.Resource.Namespaced)
-	c.head.Store(&view{st: c.work.clone()})
+	c.work = newWriter(opts.Schema, opts.Resource.Namespaced)
+	c.pub.head.Store(&latest{st: c.work.snapshot()})
 	c.watchers.init()
 	return c
 }
@@ -92,7 +70,7 @@ func (c *Cache) Schema() *selection.Schema { return c.schema.Load() }
 func (c *Cache) ResourceVersion() uint64 { return c.clock.Current() }
 
 // Len returns the number of objects in the newest state.
-func (c *Cache) Len() int { return c.current().st.tree.Len() }
+func (c *Cache) Len() int { return c.current().st.len() }
 
 // Ready returns nil when the cache answers reads, a *rvclock.NotReadyError while it waits for a
 // (re)list, rvclock.ErrStopped after Stop.
@@ -114,7 +92,7 @@ func (c *Cache) Stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock.Stop()
-	c.watchers.closeAll()
+	c.watchers.closeAll(rvclock.ErrStopped)
 }
 
 // Apply applies one event. Object events must have an RV greater than the cache's; a bookmark's RV
@@ -137,6 +115,9 @@ func (c *Cache) Apply(ev Event) error {
 	}
 	if ev.Type != Added && ev.Type != Modified && ev.Type != Deleted {
 		return fmt.Errorf("%w: %q", ErrEventType, ev.Type)
+	}
+	if t := c.opts.Transform; t != nil {
+		ev.Object = t(ev.Object)
 	}
 	sets := c.labels.Load()
 	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Key, ev.Object, ev.ResourceVersion, 0, sets.known)
@@ -166,128 +147,37 @@ func (c *Cache) Apply(ev Event) error {
 	return nil
 }
 
-// publishEvery bounds how many applied events the working state may hold unpublished. Publishing
-// clones the working state (O(1)), but the next write to each B-tree then copies the nodes on its
-// path: publishing once per batch of events shares the copies of the upper nodes within the batch,
-// and leaves the window fewer states to retain. Readers publish whenever they need the newest
-// state, so this bounds only what a stretch of events nobody read costs. An RV nobody read is read
-// through the nearest published state and an overlay of the keys written in between (stateAt,
-// overlay.go), which costs in proportion to publishEvery/2.
-//
-// Since updates write cells rather than the store's tree, publishing more often costs little:
-// A/B at 64, 128 and 256 (3 rounds each) measured BenchmarkApply 11.4–12.6, 11.4–11.8 and
-// 11.0–11.5 µs, BenchmarkExactUnpublished 46–59, 61–83 and 84–96 µs. (Before cells, BenchmarkApply
-// measured ≈17 µs at 128 and ≈14 at 1024.)
-const publishEvery = 128
-
 // commitLocked records the applied event in the window, queues it to watchers and advances the
-// clock. The state at rv is published now only if publishEvery events are pending; otherwise the
-// first reader that needs it publishes it (current), or an Exact read overlays it (stateAt).
+// clock. The snapshot at rv is published now only if publishEvery events are pending; otherwise
+// the first reader that needs it publishes it (current), or an Exact read overlays it (viewAt).
 func (c *Cache) commitLocked(rv uint64, ch *change) {
 	c.work.rv = rv
-	e := entry{rv: rv, at: c.opts.Now(), ev: ch}
-	c.sincePublish++
-	if c.sincePublish >= publishEvery {
-		e.st = c.work.clone()
-		c.sincePublish = 0
-	}
-	c.winMu.Lock()
-	c.win.push(e, c.opts.WindowEvents, c.opts.WindowAge, c.retire)
-	c.winMu.Unlock()
-	if len(c.unlinkable) > 0 {
-		c.unlink()
-	}
+	e := c.pub.commit(c.work, ch, c.opts.Now(), c.opts.WindowEvents, c.opts.WindowAge)
 	// Queue to watchers before the RV moves: a watcher that reads queuedRV for a bookmark then
 	// finds every event up to it in its queue (see watcher.bookmark).
 	c.watchers.dispatch(c, e)
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
-	if e.st != nil {
-		c.head.Store(&view{st: e.st, rv: rv})
-		c.dirty.Store(false)
-	} else {
-		c.dirty.Store(true) // before the clock moves: a reader woken at rv publishes it
-	}
+	c.pub.settle(e)         // before the clock moves: a reader woken at rv publishes it
 	_ = c.clock.Advance(rv) // cannot fail: rv > lastRV ≥ clock, and the writer lock excludes Stop
 }
 
-// current returns the newest state, publishing it first if Apply left it unpublished. Readers
+// current returns the newest snapshot, publishing it first if Apply left it unpublished. Readers
 // take the writer lock only then, and only for the O(1) clone.
-func (c *Cache) current() *view {
-	if c.dirty.Load() {
+func (c *Cache) current() *latest {
+	if c.pub.dirty.Load() {
 		c.mu.Lock()
-		c.publishLocked()
+		c.pub.publishLocked(c.work, c.lastRV)
 		c.mu.Unlock()
 	}
-	return c.head.Load()
+	return c.pub.head.Load()
 }
 
-// publishLocked publishes the working state if it holds unpublished events.
-func (c *Cache) publishLocked() {
-	if c.dirty.Load() {
-		c.republishLocked()
-	}
-}
-
-// stateAt returns the state of the window entry at rv. A state nobody published is read through
-// the nearest published one (older or newer, whichever is fewer events away: at most
-// publishEvery/2) and an overlay of the keys written in between (overlayState), kept in the window
-// for the next read at rv (continue pages). ok is false if the entry left the window.
-func (c *Cache) stateAt(rv uint64) (st *state, ok bool) {
-	c.current() // a published state at or after rv now exists
-	c.winMu.RLock()
-	i, found := c.win.find(rv)
-	if !found {
-		c.winMu.RUnlock()
-		return nil, false
-	}
-	if st := c.win.entries[i].st; st != nil {
-		c.winMu.RUnlock()
-		return st, true
-	}
-	published := func(k int) bool { st := c.win.entries[k].st; return st != nil && st.over == nil }
-	older, newer := i-1, i+1
-	for older >= 0 && !published(older) {
-		older--
-	}
-	for newer < len(c.win.entries) && !published(newer) {
-		newer++
-	}
-	var base *state
-	var changes []*change
-	fromNewer := false
-	switch {
-	case older >= 0 && (newer == len(c.win.entries) || i-older <= newer-i):
-		base = c.win.entries[older].st
-		changes = make([]*change, 0, i-older)
-		for k := older + 1; k <= i; k++ {
-			changes = append(changes, c.win.entries[k].ev)
-		}
-	case newer < len(c.win.entries):
-		base, fromNewer = c.win.entries[newer].st, true
-		changes = make([]*change, 0, newer-i)
-		for k := i + 1; k <= newer; k++ {
-			changes = append(changes, c.win.entries[k].ev)
-		}
-	default:
-		c.winMu.RUnlock()
-		return nil, false // cannot happen: current published the newest entry
-	}
-	c.winMu.RUnlock()
-
-	st = overlayState(base, rv, changes, fromNewer)
-	c.winMu.Lock()
-	defer c.winMu.Unlock()
-	i, found = c.win.find(rv)
-	switch {
-	case !found:
-		// Evicted meanwhile: its pin would never be marked dead, so it must not be read.
-		return nil, false
-	case c.win.entries[i].st != nil:
-		return c.win.entries[i].st, true // another reader's: one state, and one pin, per RV
-	}
-	c.win.entries[i].st = st
-	return st, true
+// viewAt returns the view of the window entry at rv (publisher.viewAt), publishing the newest
+// content first; ok is false if the entry left the window.
+func (c *Cache) viewAt(rv uint64) (view, bool) {
+	c.current()
+	return c.pub.viewAt(rv)
 }
 
 func (c *Cache) bookmarkLocked(rv uint64) error {
@@ -299,9 +189,7 @@ func (c *Cache) bookmarkLocked(rv uint64) error {
 	}
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
-	if !c.dirty.Load() {
-		c.head.Store(&view{st: c.head.Load().st, rv: rv})
-	} // else publishLocked takes lastRV
+	c.pub.bookmark(rv)
 	_ = c.clock.Advance(rv)
 	return nil
 }
@@ -337,7 +225,14 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	if c.clock.State() == rvclock.Stopped {
 		return rvclock.ErrStopped
 	}
-	c.publishLocked() // readers must not need the writer lock while this builds
+	c.pub.publishLocked(c.work, c.lastRV) // readers must not need the writer lock while this builds
+	if t := c.opts.Transform; t != nil {
+		inner := object
+		object = func(i int) (string, []byte) {
+			key, raw := inner(i)
+			return key, t(raw)
+		}
+	}
 	schema := c.schema.Load()
 	recs, err := buildRecords(schema, c.opts.Resource.Namespaced, n, object, rv)
 	if err != nil {
@@ -350,7 +245,7 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 		}
 	}
 	sets := newLabelSets()
-	st := newState(schema, c.opts.Resource.Namespaced)
+	st := newWriter(schema, c.opts.Resource.Namespaced)
 	for _, r := range recs {
 		r.internLabels(sets)
 		st.put(r)
@@ -361,21 +256,10 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	st.rv = rv
 	c.labels.Store(sets)
 	c.work = st
-	snap := st.clone()
-	c.winMu.Lock()
-	c.win.reset(snap, rv, c.opts.Now())
-	c.winMu.Unlock()
-	// The previous states' cells are never written again: their links stay as they are, and go
-	// with the states once their readers are done.
-	clear(c.retired)
-	c.retired = c.retired[:0]
-	clear(c.unlinkable)
-	c.unlinkable = c.unlinkable[:0]
-	c.head.Store(&view{st: snap, rv: rv})
+	c.pub.reset(st.snapshot(), rv, c.opts.Now())
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
-	c.sincePublish = 0
-	c.watchers.closeAll()
+	c.watchers.closeAll(ErrRelisted)
 	c.clock.Reset(rv)
 	return nil
 }
@@ -418,7 +302,7 @@ func (c *Cache) AddIndex(spec index.Spec) error {
 	if c.work.findIndex(spec) != nil {
 		return fmt.Errorf("%w: %s", ErrIndexExists, spec)
 	}
-	c.publishLocked() // readers must not need the writer lock while this builds
+	c.pub.publishLocked(c.work, c.lastRV) // readers must not need the writer lock while this builds
 	pos := -1
 	if spec.Kind == index.Field {
 		p, ok := c.schema.Load().Field(spec.Name)
@@ -428,7 +312,7 @@ func (c *Cache) AddIndex(spec index.Spec) error {
 		pos = p
 	}
 	c.work.addIndex(spec, pos)
-	c.republishLocked()
+	c.pub.republishLocked(c.work, c.lastRV)
 	return nil
 }
 
@@ -453,8 +337,8 @@ func (c *Cache) RegisterField(name, path string) error {
 	if err != nil {
 		return fmt.Errorf("register field %s: %w", name, err)
 	}
-	c.publishLocked() // readers must not need the writer lock while this builds
-	st := newState(schema, c.opts.Resource.Namespaced)
+	c.pub.publishLocked(c.work, c.lastRV) // readers must not need the writer lock while this builds
+	st := newWriter(schema, c.opts.Resource.Namespaced)
 	st.rv = c.work.rv
 	var rerr error
 	c.work.tree.Ascend(func(it item) bool {
@@ -476,24 +360,6 @@ func (c *Cache) RegisterField(name, path string) error {
 	}
 	c.schema.Store(schema)
 	c.work = st
-	c.republishLocked()
+	c.pub.republishLocked(c.work, c.lastRV)
 	return nil
-}
-
-// republishLocked publishes the working state as the newest window entry's state and as the head
-// (after unpublished events, or again after an index or field was added: the newest entry's
-// state, if it has one, has the same content).
-func (c *Cache) republishLocked() {
-	snap := c.work.clone()
-	c.winMu.Lock()
-	if n := len(c.win.entries); n > 0 && c.win.entries[n-1].rv == snap.rv {
-		if old := c.win.entries[n-1].st; old != nil {
-			snap.pin = old.pin // the readers of either are readers of this RV
-		}
-		c.win.entries[n-1].st = snap
-	}
-	c.winMu.Unlock()
-	c.head.Store(&view{st: snap, rv: c.lastRV})
-	c.sincePublish = 0
-	c.dirty.Store(false)
 }

@@ -5,20 +5,20 @@ import "sync/atomic"
 // cell is the stable handle of one key, from its creation to its deletion: its versions, newest
 // first (record.prev). The store holds cells, not records: an update writes the cell (one atomic
 // store) and leaves the store's B-tree alone — only a creation, a deletion or a change of the label
-// set (held inline for scans) writes it, copying its path after each snapshot. A state reads the
+// set (held inline for scans) writes it, copying its path after each snapshot. A view reads the
 // version at its own RV (cell.at); so do the entries of an index whose values have many keys
 // (stateIndex.cells).
 //
 // A version's link to the previous one is cut when the event that made it leaves the window and
-// no reader still reads a state older than that event (Cache.unlink): cells retain what the window
-// and the running reads need, nothing more.
+// no reader still reads a view older than that event (publisher.unlink, with a worked example
+// on publisher): cells retain what the window and the running reads need, nothing more.
 type cell struct {
 	head atomic.Pointer[record]
 }
 
 // at returns the newest version with rv ≤ the given rv, or nil when the key did not exist yet at
-// that rv. A reader calls it only on a state it entered (pin.enter), so the chain reaches back to
-// the state's RV.
+// that rv. A reader calls it only for a view it entered (pin.enter), so the chain reaches back to
+// the view's RV.
 func (c *cell) at(rv uint64) *record {
 	r := c.head.Load()
 	for r != nil && r.rv > rv {
@@ -27,19 +27,20 @@ func (c *cell) at(rv uint64) *record {
 	return r
 }
 
-// pin counts the readers of the states at one RV. A reader enters a state before it reads through
+// pin counts the readers of the views at one RV. A reader enters a view before it reads through
 // cells and leaves when done; the writer marks the pin dead when the window evicts the RV, after
-// which no reader enters, and unlinks the versions a state at that RV needs only once the readers
-// that had entered have left (Cache.retire, Cache.unlink). States at the same RV share one pin.
+// which no reader enters, and unlinks the versions a view at that RV needs only once the readers
+// that had entered have left (publisher.retire, publisher.unlink). Views at the same RV (a
+// snapshot and an overlay a read built before it) share one pin.
 type pin struct {
 	readers atomic.Int32
 	dead    atomic.Bool
 }
 
-// enter registers a reader of the state; false if the window already evicted it (its versions may
-// be unlinked: the reader must not read it). A successful enter must be followed by leave.
-func (st *state) enter() bool {
-	p := st.pin
+// enter registers a reader of the views at the pin's RV; false if the window already evicted it
+// (its versions may be unlinked: the reader must not read it). A successful enter must be
+// followed by leave.
+func (p *pin) enter() bool {
 	p.readers.Add(1)
 	// The writer stores dead before it loads readers; a reader adds itself before it loads dead:
 	// either the writer sees this reader, or this reader sees dead.
@@ -51,51 +52,4 @@ func (st *state) enter() bool {
 }
 
 // leave ends a read that enter started.
-func (st *state) leave() { st.pin.readers.Add(-1) }
-
-// retiredPin is the pin of an evicted RV whose readers had not all left when it was evicted.
-type retiredPin struct {
-	rv uint64
-	p  *pin
-}
-
-// retire is called by the window (under the writer lock) for each entry it evicts, oldest first:
-// the entry's state gets no new readers, and the version the entry's event made will lose its link
-// to the previous one as soon as no reader reads a state older than the event (unlink).
-func (c *Cache) retire(e entry) {
-	if e.st != nil {
-		p := e.st.pin
-		p.dead.Store(true)
-		if p.readers.Load() > 0 {
-			c.retired = append(c.retired, retiredPin{rv: e.rv, p: p})
-		}
-	}
-	if e.ev != nil && e.ev.typ == Modified {
-		c.unlinkable = append(c.unlinkable, e.ev.cur)
-	}
-}
-
-// unlink cuts the links to previous versions that no reader can follow any more: those made by
-// evicted events at or before the oldest RV a reader still reads at (every RV, when no reader of
-// an evicted state remains). Called by the writer after evictions.
-func (c *Cache) unlink() {
-	oldest := ^uint64(0)
-	kept := c.retired[:0]
-	for _, r := range c.retired {
-		if r.p.readers.Load() > 0 {
-			kept = append(kept, r)
-			oldest = min(oldest, r.rv)
-		}
-	}
-	clear(c.retired[len(kept):])
-	c.retired = kept
-	n := 0
-	for n < len(c.unlinkable) && c.unlinkable[n].rv <= oldest {
-		// A state at RV ≥ the version's never reads past it.
-		c.unlinkable[n].prev.Store(nil)
-		n++
-	}
-	rest := copy(c.unlinkable, c.unlinkable[n:])
-	clear(c.unlinkable[rest:]) // release the versions for the collector
-	c.unlinkable = c.unlinkable[:rest]
-}
+func (p *pin) leave() { p.readers.Add(-1) }

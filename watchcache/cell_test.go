@@ -42,7 +42,7 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		t.Fatalf("cells: spec.nodeName (%d keys, %d values) %v, app (%d keys, %d values) %v",
 			si.idx.Len(), si.idx.Values(), si.cells, app.idx.Len(), app.idx.Values(), app.cells)
 	}
-	entries := func(st *state) map[string]*cell {
+	entries := func(st *snapshot) map[string]*cell {
 		out := map[string]*cell{}
 		st.findIndex(si.spec).idx.Lookup("n1").Ascend("", func(key string, p unsafe.Pointer) bool {
 			out[key] = (*cell)(p)
@@ -68,15 +68,15 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 	if r := before["/ns/a"].at(2); r == nil || r.rv != 1 {
 		t.Errorf("a's cell reads %v at RV 2 while a reader is in the state at RV 2, want RV 1", r)
 	}
-	read := func(st *state) map[string]uint64 {
-		pl := plan{prefix: "/", si: st.findIndex(si.spec), value: "n1"}
+	read := func(v view) map[string]uint64 {
+		pl := plan{prefix: "/", si: v.findIndex(si.spec), value: "n1"}
 		pl.keys = pl.si.idx.Lookup("n1")
 		got := map[string]uint64{}
-		st.walk(pl, func(h hit) bool {
-			got[h.key] = h.version(st.rv).rv
+		v.walk(pl, func(h hit) bool {
+			got[h.key] = h.version(v.at()).rv
 			return true
 		})
-		out, _, _ := st.collect(pl, &predicate{}, 0)
+		out := collectAll(v, pl, &predicate{})
 		if len(out) != len(got) {
 			t.Errorf("collect returned %d items, walk %d", len(out), len(got))
 		}
@@ -109,7 +109,7 @@ func TestIndexedReadsThroughCells(t *testing.T) {
 		t.Errorf("head reads %v, want a@8 b@2", got)
 	}
 	// A state in the window reads its own version through the cell.
-	mid, ok := c.stateAt(7)
+	mid, ok := c.viewAt(7)
 	if !ok {
 		t.Fatal("no state at RV 7")
 	}
@@ -204,8 +204,8 @@ func TestEnteredStateSurvivesEviction(t *testing.T) {
 		rv++
 		mustApply(t, c, Added, pod("ns", fmt.Sprintf("new%d", i), "n1", "gen=g0", rv), rv)
 	}
-	if len(c.retired) != 1 || len(c.unlinkable) == 0 {
-		t.Fatalf("with a reader in an evicted state: %d retired pins, %d versions left linked", len(c.retired), len(c.unlinkable))
+	if len(c.pub.retired) != 1 || len(c.pub.unlinkable) == 0 {
+		t.Fatalf("with a reader in an evicted state: %d retired pins, %d versions left linked", len(c.pub.retired), len(c.pub.unlinkable))
 	}
 	scan := func(labels string) [][]byte {
 		sel, err := selection.ParseLabels(labels)
@@ -213,8 +213,7 @@ func TestEnteredStateSurvivesEviction(t *testing.T) {
 			t.Fatal(err)
 		}
 		pred := makePredicate(held.schema, c.labels.Load(), sel, selection.FieldSelector{})
-		out, _, _ := held.collect(plan{prefix: "/", start: "/"}, &pred, 0)
-		return out
+		return collectAll(held, plan{prefix: "/", start: "/"}, &pred)
 	}
 	equal := func(what string, got, want [][]byte) {
 		t.Helper()
@@ -239,8 +238,8 @@ func TestEnteredStateSurvivesEviction(t *testing.T) {
 	held.leave()
 	rv++
 	mustApply(t, c, Modified, pod("ns", "p01", "n1", "", rv), rv)
-	if len(c.retired) != 0 || len(c.unlinkable) != 0 {
-		t.Errorf("after the reader left: %d retired pins, %d versions left linked", len(c.retired), len(c.unlinkable))
+	if len(c.pub.retired) != 0 || len(c.pub.unlinkable) != 0 {
+		t.Errorf("after the reader left: %d retired pins, %d versions left linked", len(c.pub.retired), len(c.pub.unlinkable))
 	}
 	if held.enter() {
 		t.Error("a reader entered the evicted state")
@@ -342,7 +341,7 @@ func TestReadsWhileWindowEvicts(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if len(c.retired) != 0 {
-		t.Errorf("%d retired pins after every reader left", len(c.retired))
+	if len(c.pub.retired) != 0 {
+		t.Errorf("%d retired pins after every reader left", len(c.pub.retired))
 	}
 }

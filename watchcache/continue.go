@@ -77,8 +77,8 @@ func marshalToken(start string, rv int64) string {
 // keeps a token from reaching outside prefix (rule 2.3).
 //
 // Every page after the first pays for this, and encoding/json costs ≈1–1.5 µs and 10 allocations
-// here (BenchmarkDecodeContinue/json), which alone put BenchmarkIndexedContinueOld outside issue
-// 3's 1.2× of the first page. So the canonical bytes, which are all that this cache and the
+// here (BenchmarkDecodeContinue/json), which alone puts BenchmarkIndexedContinueOld above 1.2× the first
+// page's cost. So the canonical bytes, which are all that this cache and the
 // apiserver emit, take a hand-written path (decodeCanonical, ≈120 ns and 1 allocation); any other
 // token goes through encoding/json (decodeContinueJSON), the reference: decodeCanonical only ever
 // answers where the two agree (TestDecodeCanonicalMatchesJSON, FuzzDecodeContinue), and leaves

@@ -4,7 +4,7 @@
 // a B-tree ordered by storage key, and answers List, Get and Watch with the kube-apiserver's own
 // semantics: label and field selectors, limit/continue pagination at a consistent snapshot,
 // resourceVersion rules (any, not older than, exact, consistent), 410 Gone when a snapshot or event
-// has left the window, and the apiserver's errors (ToStatus). Registered indexes (AddIndex) serve
+// has left the window, and the apiserver's errors (mapped to its Status by package apistatus). Registered indexes (AddIndex) serve
 // exact-match selectors on any field or label in O(log n + page) at any resourceVersion.
 //
 // Every applied event is parsed once (selection.Schema.Extract); the record it produces — key,

@@ -35,7 +35,7 @@ var (
 	ErrUnknownIndexField = errors.New("watchcache: index on an unknown field")
 )
 
-// Errors returned by List, Get and Watch. Each maps to the apiserver's Status in ToStatus.
+// Errors returned by List, Get and Watch. Each maps to the apiserver's Status (apistatus.FromError).
 var (
 	// ErrExpired: the requested resourceVersion (Exact list, continue token, watch) is older than
 	// the oldest snapshot or event the cache still holds (410 Gone, reason Expired). See *ExpiredError.
@@ -116,3 +116,15 @@ func (e *NotFoundError) Error() string {
 
 // Is makes errors.Is match the sentinel of the case.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// Reasons a watch ends without an ERROR event, returned by Watcher.Err once its channel is closed
+// (the HTTP façade ends the stream without an event for them, as the apiserver does).
+var (
+	// ErrWatcherBehind: the consumer fell more than Options.WatchBuffer events behind and the watch
+	// was closed rather than allowed to slow Apply (rule 5.10); watching again from the last RV
+	// received loses nothing while that RV is in the window.
+	ErrWatcherBehind = errors.New("watchcache: watcher fell behind")
+	// ErrRelisted: the cache's content was replaced by a re-list (Replace, rule 3.6); the window
+	// restarted, so a watch from an older RV gets 410 and the consumer must list again.
+	ErrRelisted = errors.New("watchcache: cache re-listed")
+)

@@ -157,3 +157,10 @@ func (l *changeLog) at(rv uint64) map[string]loggedChange {
 	}
 	return m
 }
+
+// collectAll returns the items of the plan's range in v that pred selects, without a limit.
+func collectAll(v view, pl plan, pred *predicate) [][]byte {
+	cl := collector{pred: pred, rv: v.at()}
+	page(v, pl, &cl)
+	return cl.items
+}

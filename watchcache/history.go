@@ -35,10 +35,8 @@ var ErrHistoryCompacted = errors.New("watchcache: history compacted")
 func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, tooOld error) (*ListResult, error) {
 	sets := newLabelSets()
 	pred := newPredicate(q.schema, sets, q.labels, q.fields)
-	res := &ListResult{ResourceVersion: rv}
+	cl := collector{pred: pred, rv: rv, limit: r.limit}
 	var (
-		last    string
-		more    bool
 		badErr  error
 		keyOnly string
 	)
@@ -54,16 +52,8 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 		if keyOnly != "" && rec.key != keyOnly {
 			return false
 		}
-		if r.limit > 0 && int64(len(res.Items)) == r.limit {
-			more = true
-			return false
-		}
 		rec.internLabels(sets)
-		if pred.matchRecord(rec) {
-			res.Items = append(res.Items, rec.raw)
-			last = rec.key
-		}
-		return true
+		return cl.record(rec.key, rec)
 	})
 	switch {
 	case errors.Is(err, ErrHistoryCompacted):
@@ -73,10 +63,11 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 	case badErr != nil:
 		return nil, fmt.Errorf("list at %d from history: %w", rv, badErr)
 	}
-	if more {
-		res.Continue = encodeContinueEtcdForm(last+"\x00", q.prefix, int64(rv))
+	res := &ListResult{Items: cl.items, ResourceVersion: rv}
+	if cl.more {
+		res.Continue = encodeContinueEtcdForm(cl.last+"\x00", q.prefix, int64(rv))
 		if pred.empty() {
-			n, err := c.opts.History.Count(ctx, rv, last, q.prefix)
+			n, err := c.opts.History.Count(ctx, rv, cl.last, q.prefix)
 			if err != nil {
 				if errors.Is(err, ErrHistoryCompacted) {
 					return nil, tooOld

@@ -75,3 +75,57 @@ func keyNamespace(key string) string {
 	}
 	return key[1 : i+2]
 }
+
+// objectKey is the store key of an object (rule 6.1, relative to the resource root).
+func objectKey(namespace, name string) string {
+	if namespace == "" {
+		return "/" + name
+	}
+	return "/" + namespace + "/" + name
+}
+
+// validName reports whether name is a valid path segment (rule 6.3).
+func validName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/%")
+}
+
+// listPrefix returns the list root for a namespace, narrowed by an exact metadata.namespace
+// requirement of the field selector when the request names no namespace (rule 4.6).
+func listPrefix(namespaced bool, namespace string, f selection.FieldSelector) string {
+	if !namespaced {
+		return "/"
+	}
+	if namespace == "" {
+		if ns, ok := f.Requires("metadata.namespace"); ok && validName(ns) {
+			namespace = ns
+		}
+	}
+	if namespace == "" {
+		return "/"
+	}
+	return "/" + namespace + "/"
+}
+
+// singleKey returns the only key a request without a continue token reads when its field selector
+// requires an exact metadata.name and its namespace is known (rules 1.10, 4.6, 5.12): prefix+name,
+// or "" when there is no such requirement or the request spans all namespaces. The selector still
+// applies: an object stored under that key (Event.Key) whose metadata names another is not selected.
+func singleKey(prefix string, namespaced bool, f selection.FieldSelector) string {
+	if name, ok := f.Requires("metadata.name"); ok && (prefix != "/" || !namespaced) {
+		return prefix + name
+	}
+	return ""
+}
+
+// scopeNamespace is the namespace of a list root ("/ns/" → "ns", "/" → "").
+func scopeNamespace(prefix string) string {
+	if len(prefix) <= 2 {
+		return ""
+	}
+	return prefix[1 : len(prefix)-1]
+}
+
+// inScope reports whether key is under the list root prefix.
+func inScope(prefix, key string) bool {
+	return len(key) >= len(prefix) && key[:len(prefix)] == prefix
+}

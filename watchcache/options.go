@@ -73,6 +73,10 @@ type Options struct {
 	BookmarkInterval time.Duration
 	// Now is the clock for window ages; nil means time.Now.
 	Now func() time.Time
+	// Transform, when set, rewrites each object before it is parsed and stored (e.g.
+	// StripManagedFields); the stored, listed and watched bytes are its result. nil stores the
+	// bytes as given.
+	Transform Transform
 }
 
 func (o Options) withDefaults() Options {

@@ -3,24 +3,29 @@ package watchcache
 import (
 	"slices"
 	"strings"
+
+	"github.com/watchcache/watchcache/index"
 )
 
-// overlay is the difference between a published state and the state at an RV nobody published:
-// for each key written between the two, its version at that RV (nil where it did not exist). A
-// state with an overlay (state.over) reads as its base with those keys replaced: building it costs
-// a sort of the keys, where rebuilding the state's B-trees cost one copied path per tree per event
-// (≈5 µs an event on 100k objects: 0.6 ms for the 127 events BenchmarkExactUnpublished overlays).
+// overlay is the view at an RV nobody published: a published snapshot (its base) with, for each
+// key written between the two, its version at that RV (nil where it did not exist). Building it
+// costs a sort of the keys, where rebuilding the RV's B-trees costs one copied path per tree per
+// event (≈5 µs an event on 100k objects: 0.6 ms for the 127 events BenchmarkExactUnpublished
+// overlays at the farthest RV).
 type overlay struct {
+	rv     uint64
+	base   *snapshot
 	keys   []string  // sorted, distinct
 	recs   []*record // recs[i] is keys[i]'s version, or nil
 	inBase []bool    // whether the base holds keys[i] (counts need no lookup in the base)
+	pin    *pin      // the readers of the views at rv
 }
 
-// overlayState returns the state at rv read through base (a published state without an overlay):
-// changes are the events between them, oldest first; newer says base is after rv (the overlay
-// undoes changes: each key's version before its first change), otherwise before it (it redoes
-// them: each key's version after its last change).
-func overlayState(base *state, rv uint64, changes []*change, newer bool) *state {
+// newOverlay returns the view at rv read through base: changes are the events between them,
+// oldest first; newer says base is after rv (the overlay undoes changes: each key's version before
+// its first change), otherwise before it (it redoes them: each key's version after its last
+// change).
+func newOverlay(base *snapshot, rv uint64, changes []*change, newer bool) *overlay {
 	// Sorted by key, stably: each key's changes form a run, oldest first, whose ends are the
 	// version before its first change and the one after its last. The overlay takes the one at
 	// rv; the other is the base's. The keys are copied next to their changes, so that the sort
@@ -40,7 +45,7 @@ func overlayState(base *state, rv uint64, changes []*change, newer bool) *state 
 			n++
 		}
 	}
-	sorted := &overlay{keys: make([]string, 0, n), recs: make([]*record, 0, n), inBase: make([]bool, 0, n)}
+	ov := &overlay{rv: rv, base: base, keys: make([]string, 0, n), recs: make([]*record, 0, n), inBase: make([]bool, 0, n), pin: new(pin)}
 	for i := 0; i < len(ks); {
 		j := i + 1
 		for j < len(ks) && ks[j].key == ks[i].key {
@@ -54,13 +59,19 @@ func overlayState(base *state, rv uint64, changes []*change, newer bool) *state 
 		if newer {
 			before, after = after, before // the base is after the changes; rv before them
 		}
-		sorted.keys = append(sorted.keys, ks[i].key)
-		sorted.recs = append(sorted.recs, after)
-		sorted.inBase = append(sorted.inBase, before != nil)
+		ov.keys = append(ov.keys, ks[i].key)
+		ov.recs = append(ov.recs, after)
+		ov.inBase = append(ov.inBase, before != nil)
 		i = j
 	}
-	return &state{rv: rv, schema: base.schema, tree: base.tree, ns: base.ns, indexes: base.indexes, base: base, over: sorted, pin: new(pin)}
+	return ov
 }
+
+func (ov *overlay) at() uint64                            { return ov.rv }
+func (ov *overlay) enter() bool                           { return ov.pin.enter() }
+func (ov *overlay) leave()                                { ov.pin.leave() }
+func (ov *overlay) len() int                              { return ov.base.len() }
+func (ov *overlay) findIndex(spec index.Spec) *stateIndex { return ov.base.findIndex(spec) }
 
 // find returns the position of the first overlay key ≥ key, and whether it is key.
 func (ov *overlay) find(key string) (int, bool) {
@@ -68,19 +79,19 @@ func (ov *overlay) find(key string) (int, bool) {
 }
 
 // inPlan reports whether rec belongs to the plan's index range (always, for a key scan).
-func (st *state) inPlan(pl plan, rec *record) bool {
+func (ov *overlay) inPlan(pl plan, rec *record) bool {
 	if pl.si == nil {
 		return true
 	}
-	v, ok := pl.si.value(st.schema, rec)
+	v, ok := pl.si.value(ov.base.schema, rec)
 	return ok && v == pl.value
 }
 
-// walkOverlay is walk for a state with an overlay: the base's walk merged, in key order, with the
-// overlay's versions — a base item whose key the overlay holds is replaced by the overlay's
-// version (or dropped), and overlay keys the base's range lacks are added where they belong.
-func (st *state) walkOverlay(pl plan, yield func(hit) bool) {
-	ov := st.over
+// walk is the base's walk merged, in key order, with the overlay's versions: a base item whose
+// key the overlay holds is replaced by the overlay's version (or dropped), and overlay keys the
+// base's range lacks are added where they belong. A key the overlay lacks has the same version at
+// the overlay's RV as at the base's, which the caller reads through the key's cell.
+func (ov *overlay) walk(pl plan, yield func(hit) bool) {
 	i, _ := ov.find(pl.start)
 	// emitBefore yields the overlay's versions of the keys before key (all when last), in range
 	// and in the plan; false means the walk is over.
@@ -90,14 +101,14 @@ func (st *state) walkOverlay(pl plan, yield func(hit) bool) {
 			if !pl.inRange(k) {
 				return false
 			}
-			if rec != nil && st.inPlan(pl, rec) && !yield(hit{key: k, rec: rec, ls: rec.ls}) {
+			if rec != nil && ov.inPlan(pl, rec) && !yield(hit{key: k, rec: rec, ls: rec.ls}) {
 				return false
 			}
 		}
 		return true
 	}
 	done := false
-	st.base.walk(pl, func(h hit) bool {
+	ov.base.walk(pl, func(h hit) bool {
 		if !emitBefore(h.key, false) {
 			done = true
 			return false
@@ -105,7 +116,7 @@ func (st *state) walkOverlay(pl plan, yield func(hit) bool) {
 		if i < len(ov.keys) && ov.keys[i] == h.key {
 			rec := ov.recs[i]
 			i++
-			if rec == nil || !st.inPlan(pl, rec) {
+			if rec == nil || !ov.inPlan(pl, rec) {
 				return true
 			}
 			h = hit{key: h.key, rec: rec, ls: rec.ls}
@@ -121,22 +132,34 @@ func (st *state) walkOverlay(pl plan, yield func(hit) bool) {
 	}
 }
 
-// getOverlay is get for a state with an overlay.
-func (st *state) getOverlay(key string) (*record, bool) {
-	if i, ok := st.over.find(key); ok {
-		rec := st.over.recs[i]
+// collect offers the merged walk to cl.
+func (ov *overlay) collect(pl plan, cl *collector) { ov.walk(pl, cl.hit) }
+
+// get returns the overlay's version of key, or the base store's at the overlay's RV.
+func (ov *overlay) get(key string) (*record, bool) {
+	if i, ok := ov.find(key); ok {
+		rec := ov.recs[i]
 		return rec, rec != nil
 	}
-	return st.base.storeAt(key, st.rv) // a key the overlay lacks has the same version at st's RV as at the base's
+	return ov.base.storeAt(key, ov.rv) // a key the overlay lacks has the same version at rv as at the base's RV
 }
 
-// countAfterOverlay is countAfter for a state with an overlay: the base's count, corrected by each
-// overlay key after key within prefix.
-func (st *state) countAfterOverlay(prefix, key string) int64 {
-	n := st.base.countAfter(prefix, key)
-	i, _ := st.over.find(key + "\x00")
-	for ; i < len(st.over.keys) && strings.HasPrefix(st.over.keys[i], prefix); i++ {
-		switch inOver, inBase := st.over.recs[i] != nil, st.over.inBase[i]; {
+// hasKeyAfter reports whether the plan's key range holds a key after key at the overlay's RV.
+func (ov *overlay) hasKeyAfter(pl plan, key string) bool {
+	found := false
+	ov.walk(plan{prefix: pl.prefix, start: key + "\x00", only: pl.only}, func(hit) bool {
+		found = true
+		return false
+	})
+	return found
+}
+
+// countAfter is the base's count, corrected by each overlay key after key within prefix.
+func (ov *overlay) countAfter(prefix, key string) int64 {
+	n := ov.base.countAfter(prefix, key)
+	i, _ := ov.find(key + "\x00")
+	for ; i < len(ov.keys) && strings.HasPrefix(ov.keys[i], prefix); i++ {
+		switch inOver, inBase := ov.recs[i] != nil, ov.inBase[i]; {
 		case inOver && !inBase:
 			n++
 		case !inOver && inBase:

@@ -9,7 +9,7 @@ import (
 	"github.com/watchcache/watchcache/index"
 )
 
-// Property (issue 3): for random objects, selectors, limits and continue positions, at the head
+// Property: for random objects, selectors, limits and continue positions, at the head
 // and at older snapshots, a cache with indexes answers exactly as one without: same items, same
 // tokens, same remainingItemCount. Indexes are an optimisation, never a semantic.
 func TestIndexedPlanEqualsScan(t *testing.T) {
@@ -45,7 +45,7 @@ func TestIndexedPlanEqualsScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl := makePlan(indexed.head.Load().st, "/", "", true, q0.labels, q0.fields); pl.si == nil {
+	if pl := makePlan(indexed.pub.head.Load().st, "/", "", true, q0.labels, q0.fields); pl.si == nil {
 		t.Fatal("no index chosen for spec.nodeName=n1,app=web")
 	}
 	fieldSels := []string{"", "spec.nodeName=n1", "spec.nodeName=n2,status.phase=Running", "status.phase==Pending,spec.nodeName!=n0", "spec.nodeName=", "spec.nodeName=n3,metadata.namespace=ns-1"}
@@ -87,7 +87,7 @@ func randomPod(rng *rand.Rand, ns, name string, rv uint64) []byte {
 }
 
 // TestPlanPicksSmallestRange: with exact terms on two indexes, the planner walks the smaller
-// range, whichever term comes first (issue 3: "the most selective usable index").
+// range, whichever term comes first: the most selective usable index.
 func TestPlanPicksSmallestRange(t *testing.T) {
 	c := newPodCache(t)
 	var objs [][]byte

@@ -129,7 +129,7 @@ func (r *publishRun) check(t testing.TB, rv uint64, limit int64) error {
 			}
 		}
 	}
-	st, ok := r.c.stateAt(rv)
+	st, ok := r.c.viewAt(rv)
 	if !ok {
 		return fmt.Errorf("no state at %d", rv)
 	}
@@ -181,24 +181,24 @@ func TestApplyPublishesInBatches(t *testing.T) {
 	r := newPublishRun(t, 3, 4*publishEvery, 0)
 	c := r.c
 	published := 0
-	c.winMu.RLock()
-	for _, e := range c.win.entries[1:] {
-		if e.st != nil {
+	c.pub.mu.RLock()
+	for _, e := range c.pub.win.entries[1:] {
+		if e.snap != nil {
 			published++
 		}
 	}
-	c.winMu.RUnlock()
+	c.pub.mu.RUnlock()
 	if published != 4 {
 		t.Fatalf("%d published states after %d events, want 4", published, 4*publishEvery)
 	}
 	late := uint64(10 + 4*publishEvery + 1)
 	mustApply(t, c, Added, pod("ns0", "late", "n0", "", late), late)
-	if !c.dirty.Load() {
+	if !c.pub.dirty.Load() {
 		t.Fatalf("state at %d published by Apply, want lazily", late)
 	}
 	res := mustList(t, c, ListOptions{ResourceVersion: "0"})
-	if res.ResourceVersion != late || c.dirty.Load() {
-		t.Fatalf("latest read answered at %d (dirty %v), want %d and published", res.ResourceVersion, c.dirty.Load(), late)
+	if res.ResourceVersion != late || c.pub.dirty.Load() {
+		t.Fatalf("latest read answered at %d (dirty %v), want %d and published", res.ResourceVersion, c.pub.dirty.Load(), late)
 	}
 }
 

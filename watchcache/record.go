@@ -26,14 +26,14 @@ type record struct {
 	rv  uint64    // the RV of the event that produced this version (== metadata.resourceVersion of raw)
 	// prev is the key's previous version while a retained or running read may need it: set before
 	// the record is published, cleared once the event that made this version left the window and
-	// no reader reads a state older than it (Cache.unlink). The only field written after publication.
+	// no reader reads a view older than it (publisher.unlink). The only field written after publication.
 	prev atomic.Pointer[record]
 	cell *cell // the key's cell, shared by all its versions since it was created
 	obj  selection.Object
 }
 
 // withObject returns a new version of the record with obj (re-extracted under another schema), in
-// a cell of its own: a state built from such records shares no cells with the states before it.
+// a cell of its own: a writer built from such records shares no cells with the snapshots before it.
 func (r *record) withObject(obj selection.Object) *record {
 	return &record{raw: r.raw, ls: r.ls, key: r.key, rv: r.rv, obj: obj}
 }
@@ -83,19 +83,6 @@ func (r *record) fields(schema *selection.Schema) []string {
 		return r.obj.Fields
 	}
 	return obj.Fields
-}
-
-// objectKey is the store key of an object (rule 6.1, relative to the resource root).
-func objectKey(namespace, name string) string {
-	if namespace == "" {
-		return "/" + name
-	}
-	return "/" + namespace + "/" + name
-}
-
-// validName reports whether name is a valid path segment (rule 6.3).
-func validName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/%")
 }
 
 // buildRecord parses raw once (selection.Schema.Extract, a single pass; labels whose text known

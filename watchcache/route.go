@@ -142,3 +142,56 @@ func routeList(o ListOptions, prefix string, ignoreLimitForRV0 bool) (route, err
 	}
 	return r, nil
 }
+
+// watchStart says where a watch begins: a snapshot of the state to send as initial events, or a
+// history replay, and from which RV live events count.
+type watchStart struct {
+	initial    bool   // send the state at the head as ADDED events
+	waitRV     uint64 // wait for the cache to reach this RV first (watch-list, rule 5.1)
+	consistent bool   // waitRV is the source's current RV
+	sinceRV    uint64 // replay/live events with RV > sinceRV
+	fromNow    bool   // start at the cache's current RV (RV="0" without initial events)
+	startErr   error  // resolving the start failed: the watch sends it as its ERROR event
+}
+
+// routeWatch validates WatchOptions (rules 0.6, 0.7, 0.8) and decides where the watch starts (rule 5.1).
+func routeWatch(o WatchOptions) (watchStart, error) {
+	// Rule 0.7: the 1.37 defaulting with the WatchList gate on.
+	if o.SendInitialEvents == nil && o.ResourceVersionMatch == "" && (o.ResourceVersion == "" || o.ResourceVersion == "0") {
+		t := true
+		o.SendInitialEvents, o.ResourceVersionMatch = &t, MatchNotOlderThan
+	}
+	var errs field.ErrorList
+	p := field.NewPath("resourceVersionMatch")
+	if o.SendInitialEvents != nil && o.ResourceVersionMatch != MatchNotOlderThan {
+		errs = append(errs, field.Forbidden(p, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+	}
+	if m := o.ResourceVersionMatch; m != "" {
+		if o.SendInitialEvents == nil {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if m != MatchNotOlderThan {
+			errs = append(errs, field.NotSupported(p, m, []string{MatchNotOlderThan}))
+		}
+		if o.Continue != "" {
+			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+	}
+	if len(errs) > 0 {
+		return watchStart{}, &InvalidOptionsError{Errs: errs}
+	}
+	rv, err := parseResourceVersion(o.ResourceVersion)
+	if err != nil {
+		return watchStart{}, err
+	}
+	if o.SendInitialEvents != nil && *o.SendInitialEvents {
+		return watchStart{initial: true, waitRV: rv, consistent: o.ResourceVersion == ""}, nil
+	}
+	switch o.ResourceVersion {
+	case "0":
+		return watchStart{fromNow: true}, nil
+	case "":
+		return watchStart{consistent: true}, nil // start at the source's current RV, no wait
+	}
+	return watchStart{sinceRV: rv}, nil
+}

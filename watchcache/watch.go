@@ -3,10 +3,7 @@ package watchcache
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/rvclock"
@@ -46,76 +43,35 @@ type WatchEvent struct {
 	ResourceVersion uint64
 	// InitialEventsEnd marks the BOOKMARK that ends the initial events of a watch-list (rule 5.8).
 	InitialEventsEnd bool
-	// Err is set for ERROR events; ToStatus gives the Status to send (rule 5.1: errors found after
+	// Err is set for ERROR events; apistatus.FromError gives the Status to send (rule 5.1: errors found after
 	// the watch started arrive as one ERROR event, then the stream ends).
 	Err error
 }
 
 // Watcher is a running watch. Its channel closes when the context ends, Stop is called, the cache
-// re-lists or stops, or the watcher falls too far behind (then it re-watches from the last RV it got).
+// re-lists or stops, or the watcher falls too far behind (then it re-watches from the last RV it got);
+// Err says which.
+//
+// Concurrency: Events, Err and Stop may be called from any goroutine.
 type Watcher struct {
 	out    chan WatchEvent
 	cancel context.CancelFunc
+	err    error // written by the watcher's goroutine before out closes
 }
 
 // Events returns the event channel.
 func (w *Watcher) Events() <-chan WatchEvent { return w.out }
 
+// Err returns why the watch ended, once Events is closed (nil before): ErrWatcherBehind when the
+// consumer fell more than Options.WatchBuffer events behind (re-watch from the last RV received),
+// ErrRelisted when the cache was replaced by a re-list (a watch from the last RV then gets 410:
+// list again), rvclock.ErrStopped when the cache stopped, the error of the ERROR event when one was
+// sent, and the context's error after Stop or when the caller's context ended. Reading Err before
+// the channel is closed is a race.
+func (w *Watcher) Err() error { return w.err }
+
 // Stop ends the watch; the channel closes soon after. Safe to call more than once.
 func (w *Watcher) Stop() { w.cancel() }
-
-// watchStart says where a watch begins: a snapshot of the state to send as initial events, or a
-// history replay, and from which RV live events count.
-type watchStart struct {
-	initial    bool   // send the state at the head as ADDED events
-	waitRV     uint64 // wait for the cache to reach this RV first (watch-list, rule 5.1)
-	consistent bool   // waitRV is the source's current RV
-	sinceRV    uint64 // replay/live events with RV > sinceRV
-	fromNow    bool   // start at the cache's current RV (RV="0" without initial events)
-	startErr   error  // resolving the start failed: the watch sends it as its ERROR event
-}
-
-// routeWatch validates WatchOptions (rules 0.6, 0.7, 0.8) and decides where the watch starts (rule 5.1).
-func routeWatch(o WatchOptions) (watchStart, error) {
-	// Rule 0.7: the 1.37 defaulting with the WatchList gate on.
-	if o.SendInitialEvents == nil && o.ResourceVersionMatch == "" && (o.ResourceVersion == "" || o.ResourceVersion == "0") {
-		t := true
-		o.SendInitialEvents, o.ResourceVersionMatch = &t, MatchNotOlderThan
-	}
-	var errs field.ErrorList
-	p := field.NewPath("resourceVersionMatch")
-	if o.SendInitialEvents != nil && o.ResourceVersionMatch != MatchNotOlderThan {
-		errs = append(errs, field.Forbidden(p, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
-	}
-	if m := o.ResourceVersionMatch; m != "" {
-		if o.SendInitialEvents == nil {
-			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
-		}
-		if m != MatchNotOlderThan {
-			errs = append(errs, field.NotSupported(p, m, []string{MatchNotOlderThan}))
-		}
-		if o.Continue != "" {
-			errs = append(errs, field.Forbidden(p, "resourceVersionMatch is forbidden when continue is provided"))
-		}
-	}
-	if len(errs) > 0 {
-		return watchStart{}, &InvalidOptionsError{Errs: errs}
-	}
-	rv, err := parseResourceVersion(o.ResourceVersion)
-	if err != nil {
-		return watchStart{}, err
-	}
-	if o.SendInitialEvents != nil && *o.SendInitialEvents {
-		return watchStart{initial: true, waitRV: rv, consistent: o.ResourceVersion == ""}, nil
-	}
-	switch o.ResourceVersion {
-	case "0":
-		return watchStart{fromNow: true}, nil
-	case "":
-		return watchStart{consistent: true}, nil // start at the source's current RV, no wait
-	}
-	return watchStart{sinceRV: rv}, nil
-}
 
 // Watch starts a watch (rule 5). Errors in the options (400, 422) and readiness (429) are returned
 // directly; errors found once the watch is accepted — a too-old RV (410), a wait that timed out
@@ -158,6 +114,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{out: make(chan WatchEvent), cancel: cancel}
 	ww := &watcher{
+		pub:       w,
 		c:         c,
 		ctx:       ctx,
 		in:        newEventQueue(),
@@ -192,7 +149,10 @@ type watcher struct {
 	only   string
 	pred   *predicate // used only by the dispatcher once registered
 	trig   trigger
-	closed bool // guarded by Cache.mu: in is closed and the watcher left the set
+	closed bool  // guarded by Cache.mu: in is closed and the watcher left the set
+	reason error // guarded by Cache.mu until in closes: why the cache closed in
+	pub    *Watcher
+	ended  error // why the watch ended (goroutine-owned), published as Watcher.err
 
 	bookmarks bool
 	sinceRV   uint64 // the watch's start RV: no bookmark below it (rule 5.7)
@@ -208,7 +168,10 @@ type trigger struct {
 }
 
 func (w *watcher) run(q query, ws watchStart) {
-	defer close(w.out)
+	defer func() {
+		w.pub.err = w.endReason()
+		close(w.out)
+	}()
 	defer w.c.watchers.remove(w)
 	c := w.c
 	if ws.startErr != nil {
@@ -240,7 +203,7 @@ func (w *watcher) run(q query, ws watchStart) {
 	// Register under the writer lock, so that the snapshot or replay and the live queue meet
 	// exactly: no event is missed or sent twice (rule 5.6).
 	var (
-		initial *state
+		initial *snapshot
 		replay  []entry
 		startRV uint64
 	)
@@ -249,8 +212,8 @@ func (w *watcher) run(q query, ws watchStart) {
 		c.mu.Unlock()
 		return
 	}
-	c.publishLocked()
-	h := c.head.Load()
+	c.pub.publishLocked(c.work, c.lastRV)
+	h := c.pub.head.Load()
 	switch {
 	case ws.initial:
 		initial, startRV = h.st, h.rv
@@ -258,20 +221,15 @@ func (w *watcher) run(q query, ws watchStart) {
 	case ws.fromNow:
 		startRV = h.rv
 	default:
-		c.winMu.RLock()
-		err := c.win.tooOld(ws.sinceRV)
-		if err == nil {
-			replay = c.win.after(ws.sinceRV)
-		}
-		c.winMu.RUnlock()
-		if err != nil {
+		var err error
+		if replay, err = c.pub.replay(ws.sinceRV); err != nil {
 			c.mu.Unlock()
 			w.sendError(err)
 			return
 		}
 		startRV = ws.sinceRV
 	}
-	w.trig = c.watchers.triggerFor(c, q)
+	w.trig = triggerFor(h.st, q)
 	c.watchers.add(w)
 	c.mu.Unlock()
 
@@ -280,15 +238,12 @@ func (w *watcher) run(q query, ws watchStart) {
 		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
 		pred.use(pl)
-		ok := true
-		initial.walk(pl, func(h hit) bool {
-			if pred.matchHit(&h, initial.rv) {
-				ok = w.send(WatchEvent{Type: Added, Object: h.rec.raw, ResourceVersion: h.rec.rv})
-			}
-			return ok
-		})
+		cl := collector{pred: pred, rv: initial.rv, send: func(rec *record) bool {
+			return w.send(WatchEvent{Type: Added, Object: rec.raw, ResourceVersion: rec.rv})
+		}}
+		initial.collect(pl, &cl)
 		initial.leave()
-		if !ok {
+		if cl.done {
 			return
 		}
 		w.lastRV = startRV
@@ -344,6 +299,9 @@ func (w *watcher) drain() bool {
 			return false
 		}
 	}
+	if !open {
+		w.ended = w.reason // written before the queue closed
+	}
 	return open
 }
 
@@ -395,7 +353,22 @@ func (w *watcher) send(ev WatchEvent) bool {
 	}
 }
 
-func (w *watcher) sendError(err error) { w.send(WatchEvent{Type: Error, Err: err}) }
+func (w *watcher) sendError(err error) {
+	w.ended = err
+	w.send(WatchEvent{Type: Error, Err: err})
+}
+
+// endReason is what Watcher.Err reports: the recorded reason, else the context's error, else (the
+// cache stopped before the watch registered) rvclock.ErrStopped.
+func (w *watcher) endReason() error {
+	if w.ended != nil {
+		return w.ended
+	}
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	return rvclock.ErrStopped
+}
 
 func (e wevent) public() WatchEvent {
 	return WatchEvent{Type: e.typ, Object: e.obj, ResourceVersion: e.rv}
@@ -437,24 +410,4 @@ func convert(p *predicate, prefix, only string, ch *change, rv uint64, exit *[]b
 		return wevent{typ: Deleted, obj: obj, rv: rv}, true
 	}
 	return wevent{}, false
-}
-
-func inScope(prefix, key string) bool {
-	return len(key) >= len(prefix) && key[:len(prefix)] == prefix
-}
-
-// tooOld applies rule 5.3 to a watch from rv: oldest is listRV+1 until an event has been evicted
-// since the last re-list, then the RV of the oldest retained event; rv < oldest-1 is too old.
-func (w *window) tooOld(rv uint64) error {
-	if len(w.entries) == 0 {
-		return fmt.Errorf("watch cache isn't correctly initialized")
-	}
-	oldest := w.listRV + 1
-	if w.evicted {
-		oldest = w.entries[0].rv
-	}
-	if rv < oldest-1 {
-		return &ExpiredError{Message: fmt.Sprintf("too old resource version: %d (%d)", rv, oldest-1)}
-	}
-	return nil
 }

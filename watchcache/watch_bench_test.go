@@ -60,7 +60,7 @@ func (wb *watchBench) stop() {
 }
 
 // BenchmarkApplyWatchers: apply + dispatch per event with 0, 1, 100 and 5,000 node-filtered
-// watchers (issue 4 target: 5,000 costs ≤ 2× one watcher).
+// watchers (target: 5,000 cost ≤ 2× one watcher).
 func BenchmarkApplyWatchers(b *testing.B) {
 	for _, n := range []int{0, 1, 100, 5000} {
 		b.Run(fmt.Sprint("watchers=", n), func(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 	"github.com/watchcache/watchcache/index"
 )
 
-// Property (issue 4): for random event sequences and selectors, List at RV a followed by the
+// Property: for random event sequences and selectors, List at RV a followed by the
 // events of Watch from a up to b, applied to a map, equals List at RV b.
 func TestWatchListProperty(t *testing.T) {
 	selectors := []struct{ label, field string }{

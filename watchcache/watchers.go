@@ -22,21 +22,14 @@ func (s *watcherSet) init() {
 // Len is the number of registered watchers.
 func (s *watcherSet) Len() int { return s.n }
 
-// triggerFor picks the index a watcher is filed under: the first exact-match requirement (field, then
-// label) that has an index in the newest state.
-func (s *watcherSet) triggerFor(c *Cache, q query) trigger {
-	st := c.work
-	for _, t := range q.fields.Exact() {
-		if si := st.findIndex(index.Spec{Kind: index.Field, Name: t.Name}); si != nil {
-			return trigger{spec: si.spec, pos: si.pos, value: t.Value, ok: true}
-		}
+// triggerFor picks the index value a watcher is filed under: the index that serves its selectors
+// in the newest view, as for a list (servingIndex).
+func triggerFor(v view, q query) trigger {
+	si, value, _ := servingIndex(v, q.labels, q.fields)
+	if si == nil {
+		return trigger{}
 	}
-	for _, t := range q.labels.Exact() {
-		if si := st.findIndex(index.Spec{Kind: index.Label, Name: t.Key}); si != nil {
-			return trigger{spec: si.spec, pos: -1, value: t.Value, ok: true}
-		}
-	}
-	return trigger{}
+	return trigger{spec: si.spec, pos: si.pos, value: value, ok: true}
 }
 
 func (s *watcherSet) group(w *watcher) map[*watcher]struct{} {
@@ -72,18 +65,22 @@ func (s *watcherSet) add(w *watcher) {
 func (s *watcherSet) remove(w *watcher) {
 	w.c.mu.Lock()
 	defer w.c.mu.Unlock()
-	s.removeLocked(w)
+	s.removeLocked(w, nil)
 }
 
-func (s *watcherSet) removeLocked(w *watcher) { s.closeLocked(w, false) }
+// removeLocked unregisters w and closes its queue, recording why (Watcher.Err) when the cache ends
+// the watch; the reason is written before the queue closes, so the watcher's goroutine reads it
+// once it sees the queue closed. Its queued events are still delivered.
+func (s *watcherSet) removeLocked(w *watcher, reason error) { s.closeLocked(w, reason, false) }
 
-// closeLocked unregisters w and closes its queue: its queued events are still delivered, unless
-// drop (a watcher over its budget resumes from its last RV; the window has them).
-func (s *watcherSet) closeLocked(w *watcher, drop bool) {
+// closeLocked is removeLocked, dropping the queued events with drop (a watcher over its budget
+// resumes from its last RV; the window has them, and the memory is freed now).
+func (s *watcherSet) closeLocked(w *watcher, reason error, drop bool) {
 	if w.closed {
 		return
 	}
 	w.closed = true
+	w.reason = reason
 	w.in.close(drop)
 	g := s.group(w)
 	if _, ok := g[w]; ok {
@@ -100,17 +97,18 @@ func (s *watcherSet) closeLocked(w *watcher, drop bool) {
 }
 
 // closeAll ends every watcher (re-list, stop; rule 3.6): queued events are still delivered, then
-// the channels close without an error event.
-func (s *watcherSet) closeAll() {
+// the channels close without an error event (as the apiserver ends the streams); Watcher.Err
+// returns reason.
+func (s *watcherSet) closeAll(reason error) {
 	for _, g := range s.byNS {
 		for w := range g {
-			s.removeLocked(w)
+			s.removeLocked(w, reason)
 		}
 	}
 	for _, byVal := range s.byTrig {
 		for _, g := range byVal {
 			for w := range g {
-				s.removeLocked(w)
+				s.removeLocked(w, reason)
 			}
 		}
 	}
@@ -134,7 +132,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 				continue
 			}
 			if !w.in.push(ev, now, budget) {
-				s.closeLocked(w, true)
+				s.closeLocked(w, ErrWatcherBehind, true)
 			}
 		}
 	}
@@ -161,12 +159,4 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 			}
 		}
 	}
-}
-
-// scopeNamespace is the namespace of a list root ("/ns/" → "ns", "/" → "").
-func scopeNamespace(prefix string) string {
-	if len(prefix) <= 2 {
-		return ""
-	}
-	return prefix[1 : len(prefix)-1]
 }

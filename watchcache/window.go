@@ -1,6 +1,7 @@
 package watchcache
 
 import (
+	"fmt"
 	"sort"
 	"time"
 )
@@ -13,21 +14,42 @@ type change struct {
 	cur  *record
 }
 
-// entry is one point of the window: an applied event (or a re-list) at rv and the state right after
-// it. st is nil until the state is published or overlaid (Cache.stateAt); the re-list entry always has it.
+// entry is one point of the window: an applied event (or a re-list) at rv and the view right after
+// it: its snapshot once published, or the overlay a read built (publisher.viewAt); the re-list
+// entry always has its snapshot.
 type entry struct {
-	rv uint64
-	at time.Time
-	st *state
-	ev *change // nil for the re-list entry
+	rv   uint64
+	at   time.Time
+	snap *snapshot
+	over *overlay
+	ev   *change // nil for the re-list entry
 }
 
-// window holds the retained states and events, oldest first: snapshots for Exact/continue lists and
+// view returns the entry's view, if it has one.
+func (e entry) view() (view, bool) {
+	switch {
+	case e.snap != nil:
+		return e.snap, true
+	case e.over != nil:
+		return e.over, true
+	}
+	return nil, false
+}
+
+// pin returns the pin of the entry's view, nil if it has none.
+func (e entry) pin() *pin {
+	switch {
+	case e.snap != nil:
+		return e.snap.pin
+	case e.over != nil:
+		return e.over.pin
+	}
+	return nil
+}
+
+// window holds the retained views and events, oldest first: snapshots for Exact/continue lists and
 // the event history for watches are the same ring, as in the apiserver, where snapshots older than
-// the oldest retained event are dropped (rule 2.10(a)).
-//
-// The writer appends under Cache.mu and publishes with winMu held for writing; readers search it with
-// winMu held for reading only for the O(log n) lookup.
+// the oldest retained event are dropped (rule 2.10(a)). The publisher guards it.
 type window struct {
 	entries []entry
 	// listRV is the RV of the last re-list and evicted says whether an event has been evicted since:
@@ -36,9 +58,9 @@ type window struct {
 	evicted bool
 }
 
-// reset empties the window and starts it with the re-list state at rv.
-func (w *window) reset(st *state, rv uint64, now time.Time) {
-	w.entries = append(w.entries[:0:0], entry{rv: rv, at: now, st: st})
+// reset empties the window and starts it with the re-list snapshot at rv.
+func (w *window) reset(snap *snapshot, rv uint64, now time.Time) {
+	w.entries = append(w.entries[:0:0], entry{rv: rv, at: now, snap: snap})
 	w.listRV, w.evicted = rv, false
 }
 
@@ -59,13 +81,13 @@ func (w *window) push(e entry, count int, age time.Duration, retire func(entry))
 		for _, old := range w.entries[:drop] {
 			retire(old)
 		}
-		clear(w.entries[:drop]) // release the states for the collector
+		clear(w.entries[:drop]) // release the views for the collector
 		w.entries = w.entries[drop:]
 		w.evicted = true
 	}
 }
 
-// atOrBefore returns the newest entry with rv ≤ target: the state a read at target sees.
+// atOrBefore returns the newest entry with rv ≤ target: the view a read at target sees.
 func (w *window) atOrBefore(target uint64) (entry, bool) {
 	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv > target })
 	if i == 0 {
@@ -85,4 +107,20 @@ func (w *window) find(rv uint64) (int, bool) {
 func (w *window) after(since uint64) []entry {
 	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv > since })
 	return append([]entry(nil), w.entries[i:]...)
+}
+
+// tooOld applies rule 5.3 to a watch from rv: oldest is listRV+1 until an event has been evicted
+// since the last re-list, then the RV of the oldest retained event; rv < oldest-1 is too old.
+func (w *window) tooOld(rv uint64) error {
+	if len(w.entries) == 0 {
+		return fmt.Errorf("watch cache isn't correctly initialized")
+	}
+	oldest := w.listRV + 1
+	if w.evicted {
+		oldest = w.entries[0].rv
+	}
+	if rv < oldest-1 {
+		return &ExpiredError{Message: fmt.Sprintf("too old resource version: %d (%d)", rv, oldest-1)}
+	}
+	return nil
 }

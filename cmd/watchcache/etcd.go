@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -13,22 +14,11 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/watchcache/watchcache/kubeapi"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
 	"github.com/watchcache/watchcache/watchcache"
 )
-
-// etcdResources are the resources serve feeds from etcd, with the prefix under --etcd-prefix where
-// the kube-apiserver stores each one (rule 6.1: nodes are "minions", services "services/specs").
-var etcdResources = []struct{ resource, prefix string }{
-	{"pods", "pods"},
-	{"nodes", "minions"},
-	{"namespaces", "namespaces"},
-	{"configmaps", "configmaps"},
-	{"services", "services/specs"},
-}
 
 const (
 	// etcdCheckTimeout bounds the first request to etcd. Creating a client does not connect, and the
@@ -42,18 +32,21 @@ const (
 	loadLogEvery = 2 * time.Second
 )
 
-// etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver that stores
-// JSON (--storage-media-type=application/json), read by source/etcd — a paged range read of each
-// prefix, then a watch from its revision with progress notifications as bookmarks.
+// etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver (protobuf,
+// CBOR or JSON values), read by source/etcd — a paged range read of each resource's prefix, then a
+// watch from its revision with progress notifications as bookmarks. It serves every built-in
+// resource (source/etcd.Builtin), or those --resources names; Load logs the prefixes etcd holds
+// that it does not serve.
 //
 // Load starts the etcd source (which lists and then watches) and returns once every cache has its
 // first list; Run waits for ctx and stops it. Close releases the source and the client whether or
 // not Run was called.
 type etcdFeed struct {
-	cli    *clientv3.Client
-	src    *etcdsource.Source
-	prefix string // --etcd-prefix
-	log    *slog.Logger
+	cli       *clientv3.Client
+	src       *etcdsource.Source
+	prefix    string                // --etcd-prefix
+	resources []etcdsource.Resource // served, in discovery order
+	log       *slog.Logger
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // stops the source started by Load
@@ -62,8 +55,63 @@ type etcdFeed struct {
 	closed bool
 }
 
+// etcdFlags are serve's options of the etcd client beyond the endpoints: TLS, as the apiserver's
+// --etcd-cafile, --etcd-certfile and --etcd-keyfile.
+type etcdFlags struct {
+	caFile, certFile, keyFile string
+	resources                 string // --resources: comma-separated; "" means all
+}
+
+// etcdOnlyFlags are the flags that only --etcd-endpoints reads.
+var etcdOnlyFlags = []string{"etcd-cafile", "etcd-certfile", "etcd-keyfile", "resources"}
+
+// addEtcdFlags defines the etcd client's flags on fs.
+func addEtcdFlags(fs *flag.FlagSet, f *etcdFlags) {
+	fs.StringVar(&f.caFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication (as the kube-apiserver's)")
+	fs.StringVar(&f.certFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication (as the kube-apiserver's)")
+	fs.StringVar(&f.keyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication (as the kube-apiserver's)")
+	fs.StringVar(&f.resources, "resources", "", "comma-separated resources to serve, as kubectl names them (pods, deploy, deployments.apps, ev); empty: every built-in resource")
+}
+
+// selectResources returns the built-in resources the --resources list names (all for ""): each
+// entry is a plural name, a plural name with its group (deployments.apps), a short name or a
+// kind, case-insensitive, as kubectl resolves them.
+func selectResources(list string) ([]etcdsource.Resource, error) {
+	all := etcdsource.Builtin()
+	if strings.TrimSpace(list) == "" {
+		return all, nil
+	}
+	chosen := map[int]bool{}
+	for name := range strings.SplitSeq(list, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		found := false
+		for i, r := range all {
+			match := name == r.Resource || name == r.Resource+"."+r.Group || name == strings.ToLower(r.Kind) || slices.Contains(r.ShortNames, name)
+			if match {
+				chosen[i], found = true, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--resources: %q is not a built-in resource (e.g. pods, deployments.apps, ev)", name)
+		}
+	}
+	if len(chosen) == 0 {
+		return nil, errors.New("--resources: no resource named")
+	}
+	var out []etcdsource.Resource
+	for i, r := range all {
+		if chosen[i] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // newEtcdFeed connects to etcd (lazily: the first request dials).
-func newEtcdFeed(endpoints, pathPrefix string, log *slog.Logger) (*etcdFeed, error) {
+func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (*etcdFeed, error) {
 	var eps []string
 	for e := range strings.SplitSeq(endpoints, ",") {
 		if e = strings.TrimSpace(e); e != "" {
@@ -76,27 +124,38 @@ func newEtcdFeed(endpoints, pathPrefix string, log *slog.Logger) (*etcdFeed, err
 	if !strings.HasPrefix(pathPrefix, "/") || path.Clean(pathPrefix) != pathPrefix || pathPrefix == "/" {
 		return nil, fmt.Errorf("--etcd-prefix %q: want a clean absolute path such as /registry", pathPrefix)
 	}
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   eps,
+	resources, err := selectResources(ef.resources)
+	if err != nil {
+		return nil, err
+	}
+	cli, err := etcdsource.NewClient(etcdsource.ClientConfig{
+		Endpoints: eps,
+		CAFile:    ef.caFile, CertFile: ef.certFile, KeyFile: ef.keyFile,
 		DialTimeout: etcdCheckTimeout,
-		Logger:      zap.NewNop(), // the source logs what matters, through slog
 	})
 	if err != nil {
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	log = log.With("source", "etcd")
 	return &etcdFeed{
-		cli:    cli,
-		src:    etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
-		prefix: pathPrefix,
-		log:    log,
+		cli:       cli,
+		src:       etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
+		prefix:    pathPrefix,
+		resources: resources,
+		log:       log,
 	}, nil
 }
 
 func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
-	out := make([]kubeapi.ResourceInfo, len(etcdResources))
-	for i, r := range etcdResources {
-		out[i], _ = kubeapi.CoreResource(r.resource)
+	out := make([]kubeapi.ResourceInfo, len(f.resources))
+	for i, r := range f.resources {
+		out[i] = kubeapi.ResourceInfo{
+			Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced,
+			ShortNames: r.ShortNames, Categories: r.Categories,
+		}
+		if core, ok := kubeapi.CoreResource(r.Resource); ok && r.Group == "" {
+			out[i].Printer = core.Printer // Tables of pods, nodes, namespaces as kubectl shows them
+		}
 	}
 	return out
 }
@@ -109,9 +168,9 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 	o.CurrentResourceVersion = f.src.CurrentResourceVersion
 	// Exact lists and continue tokens older than the window are read from etcd, as the apiserver
 	// reads them (rule 1.3), until etcd compacts their revision.
-	for _, r := range etcdResources {
-		if r.resource == o.Resource.Name {
-			o.History = f.src.History(r.prefix)
+	for _, r := range f.resources {
+		if r.Resource == o.Resource.Name && r.Group == o.Resource.Group {
+			o.History = f.src.History(r.Prefix)
 		}
 	}
 	o.OnWait = f.src.WaitingFor
@@ -126,8 +185,9 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 		return fmt.Errorf("etcd %v: %w", f.cli.Endpoints(), err)
 	}
 	f.log.Info("etcd reachable", "endpoints", f.cli.Endpoints(), "revision", resp.Header.Revision)
-	for _, r := range etcdResources {
-		if err := f.src.Add(r.prefix, c[r.resource]); err != nil {
+	f.logLayout(ctx)
+	for _, r := range f.resources {
+		if err := f.src.Add(r.Prefix, c[r.Resource]); err != nil {
 			return err
 		}
 	}
@@ -145,8 +205,8 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 	// Wait for every first list (rule 3.6: a cache is Pending until it), logging who is still
 	// listing. The source retries a failing list by itself; only ctx ends the wait early.
 	pending := map[string]bool{}
-	for _, r := range etcdResources {
-		pending[r.resource] = true
+	for _, r := range f.resources {
+		pending[r.Resource] = true
 	}
 	poll := time.NewTicker(readyPoll)
 	defer poll.Stop()
@@ -160,11 +220,15 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 			return fmt.Errorf("etcd source stopped while loading: %v", err)
 		case <-poll.C:
 		}
-		for _, r := range etcdResources {
-			cache := c[r.resource]
-			if pending[r.resource] && cache.Ready() == nil {
-				delete(pending, r.resource)
-				f.log.Info("loaded", "resource", r.resource, "prefix", path.Join(f.pathPrefix(), r.prefix),
+		for _, r := range f.resources {
+			cache := c[r.Resource]
+			if pending[r.Resource] && cache.Ready() == nil {
+				delete(pending, r.Resource)
+				level := slog.LevelInfo
+				if cache.Len() == 0 {
+					level = slog.LevelDebug // most of the built-in resources are empty
+				}
+				f.log.Log(ctx, level, "loaded", "resource", r.Resource, "group", r.Group, "prefix", path.Join(f.pathPrefix(), r.Prefix),
 					"objects", cache.Len(), "resourceVersion", cache.ResourceVersion(), "after", time.Since(start).Round(time.Millisecond))
 			}
 		}
@@ -176,12 +240,43 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 		}
 	}
 	st := f.src.Stats()
-	f.log.Info("etcd caches ready", "resources", len(etcdResources), "skipped", st.Skipped, "took", time.Since(start).Round(time.Millisecond))
-	if st.Skipped > 0 {
-		f.log.Warn("some objects were not JSON and are not served; start the kube-apiserver with --storage-media-type=application/json",
-			"skipped", st.Skipped)
+	objects := 0
+	for _, r := range f.resources {
+		objects += c[r.Resource].Len()
+	}
+	f.log.Info("etcd caches ready", "resources", len(f.resources), "objects", objects, "skipped", st.Skipped, "took", time.Since(start).Round(time.Millisecond))
+	for reason, n := range f.src.Skips() {
+		f.log.Warn("objects not served", "reason", reason, "count", n)
 	}
 	return nil
+}
+
+// logLayout logs the resource prefixes etcd holds keys under, and those it does not serve (custom
+// resources, aggregated APIs, the apiserver's own ranges and leases). It only informs: a failure is
+// logged and Load goes on.
+func (f *etcdFeed) logLayout(ctx context.Context) {
+	all := etcdsource.Builtin()
+	found, err := etcdsource.ScanPrefixes(ctx, f.cli, f.prefix, all)
+	if err != nil {
+		f.log.Warn("cannot scan the etcd prefixes", "err", err)
+		return
+	}
+	served := map[string]bool{}
+	for _, r := range f.resources {
+		served[r.Prefix] = true
+	}
+	var keys int64
+	var notServed []string
+	for _, p := range found {
+		keys += p.Keys
+		if !served[p.Prefix] {
+			notServed = append(notServed, fmt.Sprintf("%s (%d keys)", p.Prefix, p.Keys))
+		}
+	}
+	f.log.Info("etcd layout", "prefix", f.prefix, "resourcePrefixes", len(found), "keys", keys, "served", len(f.resources))
+	if len(notServed) > 0 {
+		f.log.Info("etcd prefixes not served", "prefixes", strings.Join(notServed, ", "))
+	}
 }
 
 // Run returns when ctx ends (the source then stops) or when the source stops by itself.

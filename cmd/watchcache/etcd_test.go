@@ -28,14 +28,7 @@ import (
 // when the write was not a pod (rule 3.3).
 func TestServeEtcd(t *testing.T) {
 	cli, endpoint := startEtcd(t)
-	put := func(key, value string) int64 {
-		t.Helper()
-		resp, err := cli.Put(t.Context(), key, value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.Header.Revision
-	}
+	put := etcdPut(t, cli)
 	for _, p := range [][2]string{{"ns-b", "pod-1"}, {"ns-a", "pod-2"}, {"ns-a", "pod-1"}} {
 		put("/registry/pods/"+p[0]+"/"+p[1], podJSON(p[0], p[1], "node-1"))
 	}
@@ -132,11 +125,15 @@ func TestServeEtcdFlags(t *testing.T) {
 		{"--etcd-endpoints", "http://127.0.0.1:1", "--etcd-prefix", "registry"},
 		{"--etcd-endpoints", " , "},
 		{"--etcd-prefix", "/registry"},
+		{"--etcd-cafile", "ca.crt"},                                                  // TLS needs --etcd-endpoints
+		{"--etcd-endpoints", "https://127.0.0.1:1", "--etcd-certfile", "client.crt"}, // no key
+		{"--etcd-endpoints", "https://127.0.0.1:1", "--etcd-cafile", "/nonexistent/ca.crt"},
 	} {
 		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
 		if err == nil {
 			t.Errorf("%q: no error", args)
 		}
+		t.Logf("%q: %v", args, err)
 	}
 }
 

@@ -2,7 +2,8 @@
 // demonstrates the cache on a generated cluster.
 //
 //	watchcache serve [--listen 127.0.0.1:8080] [--pods 10000 --nodes 500 --namespaces 20 --seed 1 --churn 50]
-//	watchcache serve [--listen 127.0.0.1:8080] --etcd-endpoints http://127.0.0.1:2379 [--etcd-prefix /registry]
+//	watchcache serve [--listen 127.0.0.1:8080] --etcd-endpoints https://10.0.0.1:2379 [--etcd-prefix /registry]
+//	                 [--etcd-cafile ca.crt --etcd-certfile client.crt --etcd-keyfile client.key] [--resources pods,deploy]
 //	watchcache demo  [--pods 100000 ...]
 //
 // serve loads a generated cluster into caches, keeps changing its pods, and answers kubectl and
@@ -12,9 +13,9 @@
 //	http://127.0.0.1:40123
 //	$ kubectl --server http://127.0.0.1:40123 get pods -A --chunk-size=500
 //
-// With --etcd-endpoints it serves instead the pods, nodes, namespaces, configmaps and services a
-// kube-apiserver keeps in that etcd (which must store JSON: --storage-media-type=application/json),
-// next to the apiserver and with its semantics, consistent reads included.
+// With --etcd-endpoints it serves instead the built-in resources a kube-apiserver keeps in that
+// etcd (protobuf, its default, CBOR or JSON; --resources narrows them), next to the apiserver and
+// with its semantics, consistent reads included.
 //
 // demo loads pods into a cache and prints the answers and timings of the queries a user runs.
 package main

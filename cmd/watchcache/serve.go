@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/fake"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
@@ -33,16 +36,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	var sf sourceFlags
-	fs.IntVar(&sf.gen.Pods, "pods", 10000, "pods in the generated cluster")
+	fs.IntVar(&sf.gen.Pods, "pods", 10000, "pods in the generated cluster (0 without --nodes and --namespaces: an empty cluster)")
 	fs.IntVar(&sf.gen.Nodes, "nodes", 500, "nodes in the generated cluster")
 	fs.IntVar(&sf.gen.Namespaces, "namespaces", 20, "namespaces in the generated cluster")
 	fs.Int64Var(&sf.gen.Seed, "seed", 1, "seed of the generated cluster")
 	fs.Float64Var(&sf.churn, "churn", 50, "pod changes per second (0: none)")
-	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver storing JSON (--storage-media-type=application/json): serve its pods, nodes, namespaces, configmaps and services instead of a generated cluster")
+	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver (its --etcd-servers): serve the built-in resources it stores (protobuf, CBOR or JSON) instead of a generated cluster")
 	fs.StringVar(&sf.etcdPrefix, "etcd-prefix", "/registry", "the kube-apiserver's --etcd-prefix (with --etcd-endpoints)")
+	addEtcdFlags(fs, &sf.etcd)
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API's read path from watch caches, loaded with a generated cluster\nor fed from a kube-apiserver's etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API from watch caches: a writable fake cluster (every built-in\nresource; create, update, patch, delete) seeded with a generated cluster, or the read path\nof what a kube-apiserver stores in etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,9 +76,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close()
 
-	cs, srv, err := build(src, log)
-	if err != nil {
-		return err
+	var handler http.Handler
+	var cs caches
+	if g, ok := src.(*generated); ok {
+		// Serving its own data, serve is a writable fake cluster: every built-in resource, with
+		// the generated cluster stored through the fake.
+		f, err := fake.NewHandler(fake.Options{Logger: log})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		g.store = f
+		cs = caches{}
+		for _, info := range src.Resources() {
+			c := f.Cache(schema.GroupVersionResource{Version: "v1", Resource: info.Resource})
+			if c == nil {
+				return fmt.Errorf("serve: the fake serves no %s", info.Resource)
+			}
+			cs[info.Resource] = c
+		}
+		handler = f
+	} else {
+		var srv *kubeapi.Server
+		cs, srv, err = build(src, log)
+		if err != nil {
+			return err
+		}
+		handler = srv
 	}
 	defer func() {
 		for _, c := range cs {
@@ -96,7 +124,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

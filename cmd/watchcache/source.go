@@ -2,13 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/fake"
 	"github.com/watchcache/watchcache/internal/testdata"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
@@ -48,6 +50,7 @@ type sourceFlags struct {
 
 	etcdEndpoints string // comma-separated; "" means the generated cluster
 	etcdPrefix    string
+	etcd          etcdFlags // TLS and the other etcd options, etcd.go
 
 	set map[string]bool // the flags given on the command line
 }
@@ -63,13 +66,18 @@ func newSource(f sourceFlags, log *slog.Logger) (source, error) {
 				return nil, fmt.Errorf("--%s configures the generated cluster; it has no effect with --etcd-endpoints", name)
 			}
 		}
-		return newEtcdFeed(f.etcdEndpoints, f.etcdPrefix, log)
+		return newEtcdFeed(f.etcdEndpoints, f.etcdPrefix, f.etcd, log)
 	}
-	if f.set["etcd-prefix"] {
-		return nil, errors.New("--etcd-prefix needs --etcd-endpoints")
+	for _, name := range append([]string{"etcd-prefix"}, etcdOnlyFlags...) {
+		if f.set[name] {
+			return nil, fmt.Errorf("--%s needs --etcd-endpoints", name)
+		}
 	}
 	if f.churn < 0 {
 		return nil, fmt.Errorf("--churn must be ≥ 0, not %v", f.churn)
+	}
+	if f.gen.Pods == 0 && !f.set["nodes"] && !f.set["namespaces"] {
+		f.gen.Nodes, f.gen.Namespaces = 0, 0 // --pods 0: an empty cluster
 	}
 	return &generated{gen: testdata.New(f.gen), rate: f.churn, log: log}, nil
 }
@@ -84,7 +92,17 @@ type generated struct {
 	rate float64 // pod changes per second
 	log  *slog.Logger
 	rv   uint64 // the last revision; owned by Load, then by Run
+	// store, when set, is the writable fake the cluster is stored through: each object then gets
+	// the fake's next resourceVersion, and users' writes interleave with the churn.
+	store *fake.Server
 }
+
+// podsGVR and the others name the generated resources for the fake.
+var (
+	podsGVR       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	nodesGVR      = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+)
 
 func (g *generated) Resources() []kubeapi.ResourceInfo {
 	var out []kubeapi.ResourceInfo
@@ -113,6 +131,19 @@ func (g *generated) Load(ctx context.Context, c caches) error {
 		return err
 	}
 	g.rv += uint64(cfg.Pods)
+	if g.store != nil {
+		for _, l := range []struct {
+			gvr  schema.GroupVersionResource
+			objs [][]byte
+		}{{namespacesGVR, ns}, {nodesGVR, nodes}, {podsGVR, pods}} {
+			if err := g.store.Store(l.gvr, l.objs...); err != nil {
+				return err
+			}
+		}
+		g.log.Info("generated cluster ready", "pods", cfg.Pods, "nodes", cfg.Nodes, "namespaces", cfg.Namespaces,
+			"resourceVersion", g.store.ResourceVersion(), "took", time.Since(start).Round(time.Millisecond))
+		return nil
+	}
 	for _, l := range []struct {
 		resource string
 		objs     [][]byte
@@ -186,7 +217,7 @@ func (g *generated) pods(ctx context.Context, n int) ([][]byte, error) {
 // Run changes pods at g.rate per second from the testdata churn stream (about 80% updates, 10%
 // deletes, 10% creates) until ctx ends.
 func (g *generated) Run(ctx context.Context, c caches) error {
-	if g.rate == 0 {
+	if g.rate == 0 || g.gen.Config().Pods == 0 {
 		<-ctx.Done()
 		return nil
 	}
@@ -207,6 +238,14 @@ func (g *generated) Run(ctx context.Context, c caches) error {
 			if due <= applied {
 				continue
 			}
+			if g.store != nil {
+				for ; applied < due; applied++ {
+					if err := g.storeChange(churn.Next(g.store.ResourceVersion() + 1)); err != nil {
+						return fmt.Errorf("churn: %w", err)
+					}
+				}
+				continue
+			}
 			for ; applied < due; applied++ {
 				g.rv++
 				ch := churn.Next(g.rv)
@@ -224,6 +263,15 @@ func (g *generated) Run(ctx context.Context, c caches) error {
 			}
 		}
 	}
+}
+
+// storeChange applies one churn change through the fake: a user may have deleted or changed the
+// pod meanwhile, and the churn's change then simply wins.
+func (g *generated) storeChange(ch testdata.Change) error {
+	if ch.Type == testdata.Deleted {
+		return g.store.Remove(podsGVR, ch.Namespace, ch.Name)
+	}
+	return g.store.Store(podsGVR, ch.Object)
 }
 
 func eventType(t testdata.ChangeType) watchcache.EventType {

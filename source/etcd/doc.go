@@ -1,9 +1,13 @@
 // Package etcd feeds watch caches from the etcd keyspace of a kube-apiserver, as the apiserver's own
 // cacher is fed (reference/apiserver-semantics.md, "Data flow"; rules 1.8, 3.1, 3.3, 6.1).
 //
-// The apiserver must store objects as JSON (`--storage-media-type=application/json`): the value of
-// `/registry/pods/<namespace>/<name>` is then the pod's JSON with metadata.resourceVersion cleared, and
-// the object's resourceVersion is the key's etcd mod revision. A Source lists each registered prefix
+// The value of `/registry/pods/<namespace>/<name>` is the pod as the apiserver's storage codec wrote
+// it, with metadata.resourceVersion cleared — protobuf (`k8s\x00`, the default storage media type),
+// CBOR or JSON (`--storage-media-type`) — and the object's resourceVersion is the key's etcd mod
+// revision. The source holds every object as the JSON the apiserver serves: a protobuf or CBOR value
+// is decoded once into its k8s.io/api type (Options.Scheme) and written with encoding/json, fields
+// in struct order; a JSON value is kept as stored. Either way the mod revision is set as
+// metadata.resourceVersion where the apiserver's encoder writes it. A Source lists each registered prefix
 // with paged Range requests pinned at one revision and hands the objects to Cache.ReplaceKeyed with
 // their mod revisions written into metadata.resourceVersion; then it watches the prefix from the
 // next revision with previous values and progress notifications:
@@ -22,8 +26,9 @@
 // disagree (an object written without metadata.namespace under a namespaced key), as the
 // apiserver's etcd3 store serves it.
 //
-// Values that are not JSON — protobuf (`k8s\x00`, the apiserver's default), encrypted at rest
-// (`k8s:enc:`), CBOR — cannot be served and are skipped with a logged warning; Stats counts them.
+// Values that cannot be decoded — encrypted at rest (`k8s:enc:`) without Options.Transform,
+// protobuf of a kind the scheme lacks, malformed — are skipped; Stats and Source.Skips count them,
+// and each reason is logged once per resource.
 // Values written through a transformer are read through Options.Transform (the apiserver's
 // TransformFromStorage, keyed by the etcd key) before they are decoded; one it fails on is skipped
 // the same way. Source.Unreadable lists the keys etcd holds that the cache therefore lacks, so that

@@ -43,16 +43,7 @@ type testEtcd struct {
 
 func startTestEtcd(t testing.TB) *testEtcd {
 	t.Helper()
-	cfg := embed.NewConfig()
-	cfg.Dir = t.TempDir()
-	cfg.UnsafeNoFsync = true
-	cfg.LogLevel = "fatal" // its shutdown logs "errors" about closed listeners
-	cfg.EnableGRPCGateway = false
-	clientURL := url.URL{Scheme: "http", Host: freeAddr(t)}
-	peerURL := url.URL{Scheme: "http", Host: freeAddr(t)}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{clientURL}, []url.URL{clientURL}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peerURL}, []url.URL{peerURL}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg, clientURL := embedConfig(t, "http")
 	te := &testEtcd{t: t, cfg: cfg}
 	te.start()
 	cli, err := clientv3.New(clientv3.Config{
@@ -70,6 +61,22 @@ func startTestEtcd(t testing.TB) *testEtcd {
 		te.stop()
 	})
 	return te
+}
+
+// embedConfig is the configuration of a single-member etcd on free loopback ports in a temporary
+// directory, without fsync, serving clients with the given URL scheme ("http" or "https").
+func embedConfig(t testing.TB, clientScheme string) (*embed.Config, url.URL) {
+	cfg := embed.NewConfig()
+	cfg.Dir = t.TempDir()
+	cfg.UnsafeNoFsync = true
+	cfg.LogLevel = "fatal" // its shutdown logs "errors" about closed listeners
+	cfg.EnableGRPCGateway = false
+	clientURL := url.URL{Scheme: clientScheme, Host: freeAddr(t)}
+	peerURL := url.URL{Scheme: "http", Host: freeAddr(t)}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{clientURL}, []url.URL{clientURL}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peerURL}, []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	return cfg, clientURL
 }
 
 func (te *testEtcd) start() {

@@ -5,14 +5,18 @@ import "errors"
 // Errors of the source. Errors from etcd and from the caches are wrapped with the resource prefix and
 // revision they concern; test with errors.Is.
 var (
-	// ErrUndecodable: a value is not a JSON object — protobuf (the apiserver's default storage
-	// encoding), encrypted at rest, CBOR or empty. Such objects are skipped and counted
-	// (Stats.Skipped); the error is only logged.
-	ErrUndecodable = errors.New("etcd: value is not a JSON object")
+	// ErrUndecodable: a value cannot be decoded — encrypted at rest (and not read through
+	// Options.Transform), protobuf of a kind Options.Scheme lacks, malformed protobuf, CBOR or JSON,
+	// or empty. Such objects are skipped and counted (Stats.Skipped, Source.Skips by reason); the
+	// error is only logged, once per reason and resource at Warn.
+	ErrUndecodable = errors.New("etcd: value cannot be decoded")
 	// ErrUntransformable: Options.Transform failed on a value (e.g. it was written with another
 	// encryption key or transformer prefix). Such objects are skipped and counted like undecodable
 	// ones, and listed by Source.Unreadable.
 	ErrUntransformable = errors.New("etcd: value cannot be transformed from storage")
+	// ErrClientConfig: NewClient or ClientConfig.TLS was given no endpoint, half a client
+	// certificate, or TLS files that cannot be read.
+	ErrClientConfig = errors.New("etcd: invalid client configuration")
 	// ErrRunning: Add or Run was called on a source that is already running (Run may be called once).
 	ErrRunning = errors.New("etcd: source already running")
 	// ErrNoResources: Run was called before any Add.

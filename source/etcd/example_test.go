@@ -43,7 +43,7 @@ func Example() {
 
 	res, err := pods.List(ctx, watchcache.ListOptions{Limit: 500})
 	if err != nil {
-		log.Fatal(err) // 429 until the first list is in; see watchcache.ToStatus
+		log.Fatal(err) // 429 until the first list is in; see apistatus.FromError
 	}
 	log.Printf("%d pods at resourceVersion %d", len(res.Items), res.ResourceVersion)
 }

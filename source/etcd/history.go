@@ -42,8 +42,7 @@ func (h *etcdHistory) Range(ctx context.Context, rv uint64, from, prefix string,
 		for _, kv := range resp.Kvs {
 			obj, err := h.s.read(ctx, kv.Key, kv.Value, uint64(kv.ModRevision))
 			if err != nil {
-				h.s.stats.skipped.Add(1)
-				h.s.log.Warn("etcd: history: skipping an object", "key", string(kv.Key), "revision", kv.ModRevision, "err", err)
+				h.s.skipped(&h.s.historySkips, h.s.log.With("history", h.root), string(kv.Key), uint64(kv.ModRevision), err)
 				continue
 			}
 			if !fn(string(kv.Key[len(h.root):]), obj) { // the range is within root

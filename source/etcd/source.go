@@ -10,6 +10,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -57,12 +58,18 @@ type Options struct {
 	// Transform, if set, is applied to every value read from etcd (lists, watch events and their
 	// previous values, History) before it is decoded, with the value's full etcd key
 	// ("/registry/pods/ns/name"): the apiserver's value.Transformer.TransformFromStorage with the key
-	// as authenticated data, for a store written through a transformer (an encryption provider that
-	// yields JSON, a test's prefix). It must return a JSON object, and must not retain or modify
-	// value; it is called from the source's goroutines, concurrently for different resources. A
+	// as authenticated data, for a store written through a transformer (an encryption provider, a
+	// test's prefix). It must return a value as the apiserver's storage codec writes it (protobuf,
+	// CBOR or JSON), and must not retain or modify value; it is called from the source's goroutines, concurrently for different resources. A
 	// value it fails on is skipped like an undecodable one (ErrUntransformable) and its key is listed
 	// by Source.Unreadable. nil: values are decoded as stored.
 	Transform func(ctx context.Context, key string, value []byte) ([]byte, error)
+	// Scheme holds the types protobuf and CBOR values are decoded into; nil means client-go's
+	// scheme (k8s.io/client-go/kubernetes/scheme: every built-in type). Pass a scheme with more types
+	// (e.g. apiextensions' or an aggregated server's) to read them too; it must not change while the
+	// source runs. A protobuf value of a kind it lacks is ErrUndecodable; a CBOR one is decoded
+	// as unstructured content.
+	Scheme *runtime.Scheme
 }
 
 func (o Options) withDefaults() Options {
@@ -101,8 +108,9 @@ type Stats struct {
 	Events uint64
 	// Bookmarks is the number of progress notifications applied to a cache.
 	Bookmarks uint64
-	// Skipped is the number of objects left out: values that are not JSON (ErrUndecodable) or that
-	// Options.Transform failed on (ErrUntransformable), and objects or events a cache rejected.
+	// Skipped is the number of objects left out: values that cannot be decoded (ErrUndecodable) or
+	// that Options.Transform failed on (ErrUntransformable), and objects or events a cache rejected.
+	// Each distinct reason is logged once per resource at Warn, the rest at Debug.
 	Skipped uint64
 	// Reconnects is the number of watches re-established after they broke, without a re-list.
 	Reconnects uint64
@@ -129,8 +137,11 @@ type Source struct {
 	// (never a range), read count-only.
 	revisionKey string
 	log         *slog.Logger
+	dec         *decoder
 	progress    *progressRequester
 	stats       counters
+	// historySkips counts the values History's reads skipped.
+	historySkips skipLog
 
 	mu      sync.Mutex
 	feeds   []*feed
@@ -144,8 +155,9 @@ type feed struct {
 	cache    *watchcache.Cache
 	log      *slog.Logger
 
-	rev     uint64 // last etcd revision applied (event, progress or list); 0: a list is needed
-	skipped int    // objects skipped so far, to rate-limit the warnings
+	rev uint64 // last etcd revision applied (event, progress or list); 0: a list is needed
+
+	skips skipLog // values skipped, by reason
 
 	// unreadable holds the keys etcd holds and the cache does not (unreadable.go). Only the feed's
 	// goroutine writes it, under unreadableMu; other goroutines read it under unreadableMu.
@@ -168,7 +180,7 @@ func (f *feed) key(etcdKey []byte) string { return string(etcdKey[len(f.prefix)-
 // New returns a source reading through client. The client is the caller's: the source never closes it.
 func New(client *clientv3.Client, opts Options) *Source {
 	opts = opts.withDefaults()
-	s := &Source{client: client, opts: opts, log: opts.Logger, revisionKey: path.Join("/", opts.PathPrefix)}
+	s := &Source{client: client, opts: opts, log: opts.Logger, revisionKey: path.Join("/", opts.PathPrefix), dec: newDecoder(opts.Scheme)}
 	s.progress = newProgressRequester(s)
 	return s
 }

@@ -58,7 +58,7 @@ func TestConvergesToRange(t *testing.T) {
 	}
 }
 
-// TestSkipsUndecodable: values the source cannot decode (the apiserver's protobuf) are left out and
+// TestSkipsUndecodable: values the source cannot decode (malformed protobuf) are left out and
 // counted; an object whose new value is undecodable leaves the cache, and comes back when it is JSON
 // again.
 func TestSkipsUndecodable(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -13,10 +14,6 @@ import (
 	"github.com/watchcache/watchcache/source/internal/backoff"
 	"github.com/watchcache/watchcache/watchcache"
 )
-
-// maxSkipWarnings is how many skipped objects a feed reports at Warn level; the rest go to Debug, so
-// an etcd full of protobuf values does not flood the log (Stats.Skipped still counts them all).
-const maxSkipWarnings = 10
 
 var (
 	// errWatchClosed: the watch channel closed without an error (the client is closing, or etcd
@@ -223,12 +220,63 @@ func (s *Source) bookmark(f *feed, rev uint64) error {
 	return nil
 }
 
-// skip counts and reports an object left out.
+// skip counts and reports an object of a feed left out.
 func (s *Source) skip(f *feed, key string, rev uint64, err error) {
+	s.skipped(&f.skips, f.log, key, rev, err)
+}
+
+// skipped counts and reports a value left out: at Warn the first time l meets its reason
+// (reasonOf), at Debug afterwards, so that an etcd full of values of one unreadable kind logs one
+// line per resource, not one per object (Stats.Skipped and Source.Skips count them all).
+func (s *Source) skipped(l *skipLog, log *slog.Logger, key string, rev uint64, err error) {
 	n := s.stats.skipped.Add(1)
+	reason := reasonOf(err)
 	level := slog.LevelWarn
-	if f.skipped++; f.skipped > maxSkipWarnings {
+	if !l.note(reason) {
 		level = slog.LevelDebug
 	}
-	f.log.Log(context.Background(), level, "etcd: object skipped", "key", key, "revision", rev, "err", err, "skippedTotal", n)
+	log.Log(context.Background(), level, "etcd: object skipped", "reason", reason, "key", key, "revision", rev, "err", err, "skippedTotal", n)
+}
+
+// skipLog counts skipped values by reason. Safe for concurrent use.
+type skipLog struct {
+	mu      sync.Mutex
+	reasons map[string]uint64
+}
+
+// note counts one value skipped for reason and reports whether it is the first.
+func (l *skipLog) note(reason string) (first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.reasons == nil {
+		l.reasons = map[string]uint64{}
+	}
+	l.reasons[reason]++
+	return l.reasons[reason] == 1
+}
+
+// addTo adds the counts to m.
+func (l *skipLog) addTo(m map[string]uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for r, n := range l.reasons {
+		m[r] += n
+	}
+}
+
+// Skips returns how many values the source skipped since New, by reason: the reason of an
+// ErrUndecodable value names its encoding and, where it matters, its kind or encryption key
+// ("protobuf value of example.io/v1, Kind=Widget, a kind the scheme lacks"); an untransformable
+// value's is ErrUntransformable's text; an object a cache rejected is "rejected by the cache". The
+// counts sum to Stats.Skipped. The map is new on every call; Skips is safe for concurrent use.
+func (s *Source) Skips() map[string]uint64 {
+	m := map[string]uint64{}
+	s.mu.Lock()
+	feeds := s.feeds
+	s.mu.Unlock()
+	for _, f := range feeds {
+		f.skips.addTo(m)
+	}
+	s.historySkips.addTo(m)
+	return m
 }

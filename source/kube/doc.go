@@ -12,7 +12,7 @@
 //	BOOKMARK at RV M                          Apply(BOOKMARK, M)        (rule 3.1)
 //	watch ends (timeoutSeconds, EOF)          watch again from the last RV, no re-list
 //	stream breaks, 5xx, 429                   watch again from the last RV after a backoff
-//	410 Gone (ERROR event or response)        Cache.SetPending, then re-list  (rules 3.6, 5.3)
+//	410 Gone (ERROR event or response)        re-list; reads keep the last state until Replace (rule 5.3)
 //
 // No object is decoded into a Go type. A list response is parsed once with gjson and each item is
 // copied out as its own byte slice (so the page's buffer is not retained by the longest-lived item);

@@ -15,4 +15,7 @@ var (
 	// ErrWatchEnded: the server ended the watch normally (timeoutSeconds elapsed, or it closed the
 	// stream); the source watches again from the last resourceVersion.
 	ErrWatchEnded = errors.New("kube: watch ended")
+	// ErrListBehind: a re-list answered at a resourceVersion older than the cache's; the cache keeps
+	// its state and the source lists again after a backoff.
+	ErrListBehind = errors.New("kube: list older than the cache")
 )

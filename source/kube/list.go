@@ -59,6 +59,16 @@ func (s *Source) list(ctx context.Context) (uint64, error) {
 		}
 		cont = page.cont
 	}
+	if held := s.cache.ResourceVersion(); rv < held {
+		// A server behind the one the cache followed (another apiserver of an HA cluster, a restored
+		// etcd): replacing would move the cache's resourceVersion backwards under its readers.
+		return 0, fmt.Errorf("kube: list %s at resourceVersion %d: %w (the cache is at %d)", s.opts.Resource, rv, ErrListBehind, held)
+	}
+	if t := s.opts.Transform; t != nil {
+		for i, it := range items {
+			items[i] = t(it)
+		}
+	}
 	if err := s.cache.Replace(items, rv); err != nil {
 		if errors.Is(err, rvclock.ErrStopped) {
 			return 0, err

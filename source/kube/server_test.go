@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -37,6 +38,8 @@ type fakeAPI struct {
 	mu      sync.Mutex
 	gate    chan struct{}          // non-nil: watch requests wait until it is closed
 	held    int                    // watch requests waiting at the gate
+	lists   chan struct{}          // non-nil: list requests wait until it is closed
+	listing int                    // list requests waiting at the lists gate
 	streams map[chan bool]struct{} // one per running watch: send true to abort the connection, false to end the stream
 }
 
@@ -54,6 +57,19 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.watch(w, r, ns)
 		return
 	}
+	f.mu.Lock()
+	gate := f.lists
+	if gate != nil {
+		f.listing++
+	}
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	limit, _ := strconv.ParseInt(q.Get("limit"), 10, 64)
 	res, err := f.cache.List(r.Context(), watchcache.ListOptions{
 		Namespace:            ns,
@@ -65,7 +81,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Continue:             q.Get("continue"),
 	})
 	if err != nil {
-		writeStatus(w, watchcache.ToStatus(err).ErrStatus)
+		writeStatus(w, apistatus.FromError(err).ErrStatus)
 		return
 	}
 	var b bytes.Buffer
@@ -128,7 +144,7 @@ func (f *fakeAPI) watch(w http.ResponseWriter, r *http.Request, ns string) {
 		AllowWatchBookmarks:  q.Get("allowWatchBookmarks") == "true",
 	})
 	if err != nil {
-		writeStatus(w, watchcache.ToStatus(err).ErrStatus)
+		writeStatus(w, apistatus.FromError(err).ErrStatus)
 		return
 	}
 	defer wt.Stop()
@@ -178,7 +194,7 @@ func eventLine(ev watchcache.WatchEvent) []byte {
 		}
 		obj = fmt.Appendf(nil, `{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"%d"%s}}`, ev.ResourceVersion, ann)
 	case watchcache.Error:
-		obj = statusJSON(watchcache.ToStatus(ev.Err).ErrStatus)
+		obj = statusJSON(apistatus.FromError(ev.Err).ErrStatus)
 	}
 	return fmt.Appendf(nil, `{"type":%q,"object":%s}`+"\n", ev.Type, obj)
 }
@@ -232,6 +248,27 @@ func (f *fakeAPI) release() {
 	defer f.mu.Unlock()
 	close(f.gate)
 	f.gate = nil
+}
+
+// holdLists makes list requests wait until releaseLists.
+func (f *fakeAPI) holdLists() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lists, f.listing = make(chan struct{}), 0
+}
+
+func (f *fakeAPI) releaseLists() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.lists)
+	f.lists = nil
+}
+
+// listsHeld returns the number of list requests waiting at the lists gate.
+func (f *fakeAPI) listsHeld() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.listing
 }
 
 // streaming returns the number of running watch streams.

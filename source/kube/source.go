@@ -47,6 +47,9 @@ type Options struct {
 	MinRetry, MaxRetry time.Duration
 	// Logger receives the source's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Transform, when set, rewrites each listed and watched object before the cache gets it (e.g.
+	// watchcache.StripManagedFields), so the cache stores its result. It runs on Run's goroutine.
+	Transform watchcache.Transform
 }
 
 func (o Options) withDefaults() Options {
@@ -161,11 +164,12 @@ func (s *Source) Run(ctx context.Context) error {
 			s.log.Info("kube: cache stopped; source ends")
 			return nil
 		case isExpired(err):
-			// The server no longer holds the history from s.rv (rule 5.3): events are lost, so the
-			// cache must not answer as current until the re-list has replaced it (rule 3.6).
+			// The server no longer holds the history from s.rv (rule 5.3): re-list. Unlike the
+			// apiserver's cache (rule 3.6), which answers 429 until its re-list completes, the cache
+			// keeps answering from its last complete state, as an informer's store does, and the
+			// re-list replaces it in one step (Cache.Replace) at a resourceVersion not older than it.
 			s.stats.expired.Add(1)
 			s.log.Info("kube: watch expired; re-listing", "resourceVersion", s.rv, "err", err)
-			s.cache.SetPending(err)
 			s.rv = 0
 		case errors.Is(err, ErrWatchEnded) && progressed:
 			s.log.Debug("kube: watch ended; watching again", "resourceVersion", s.rv)

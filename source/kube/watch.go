@@ -101,6 +101,9 @@ func (s *Source) handle(raw []byte) error {
 	if rv <= s.rv {
 		return nil // already applied (a server may repeat the event at the RV it was asked to start at)
 	}
+	if t := s.opts.Transform; t != nil {
+		obj = t(obj)
+	}
 	err = s.cache.Apply(watchcache.Event{Type: watchcache.EventType(typ), Object: obj, ResourceVersion: rv})
 	switch {
 	case err == nil:

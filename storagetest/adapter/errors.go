@@ -3,12 +3,13 @@ package adapter
 import (
 	"errors"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
 // toStorageError maps an error of the cache to what storage.Interface callers test for: a missing
 // object is the storage package's key-not-found error (storage.IsNotFound), everything else is the
-// apiserver Status the cache's ToStatus gives (storage.IsTooLargeResourceVersion,
+// apiserver Status apistatus.FromError gives (storage.IsTooLargeResourceVersion,
 // apierrors.IsResourceExpired, IsBadRequest, IsInvalid, IsTooManyRequests all work on it).
 func toStorageError(err error, key string, rv uint64) error {
 	if err == nil {
@@ -18,5 +19,5 @@ func toStorageError(err error, key string, rv uint64) error {
 	if errors.As(err, &nf) {
 		return newNotFound(key, rv)
 	}
-	return watchcache.ToStatus(err)
+	return apistatus.FromError(err)
 }

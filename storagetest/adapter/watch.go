@@ -13,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
+	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -139,7 +140,7 @@ func (w *watcher) convert(ev watchcache.WatchEvent) (watch.Event, bool) {
 		}
 		return watch.Event{Type: watch.Bookmark, Object: obj}, true
 	case watchcache.Error:
-		st := watchcache.ToStatus(ev.Err)
+		st := apistatus.FromError(ev.Err)
 		return watch.Event{Type: watch.Error, Object: &st.ErrStatus}, true
 	}
 	return internalError(fmt.Errorf("adapter: unknown event type %q", ev.Type)), true

@@ -1,4 +1,4 @@
-package watchcache
+package apistatus
 
 import (
 	"context"
@@ -11,15 +11,17 @@ import (
 
 	"github.com/watchcache/watchcache/rvclock"
 	"github.com/watchcache/watchcache/selection"
+	"github.com/watchcache/watchcache/watchcache"
 )
 
-// ToStatus maps any error returned by this package (and by rvclock and selection, which it passes
+// FromError maps any error returned by watchcache (and by rvclock and selection, which it passes
 // through) to the Status the kube-apiserver answers for the same case: code, reason, message,
-// causes and retry-after. Errors it does not know become 500 InternalError. nil maps to nil.
+// causes and retry-after. A *apierrors.StatusError anywhere in the chain is returned as it is.
+// Errors it does not know become 500 InternalError. nil maps to nil.
 //
-// This is the one place where errors become HTTP: the core returns sentinels and typed errors, the
-// edge (the HTTP façade, adapters) calls ToStatus.
-func ToStatus(err error) *apierrors.StatusError {
+// FromError is a pure function; any goroutine may call it. The result is new on every call
+// (except a StatusError found in err), so the caller may modify it.
+func FromError(err error) *apierrors.StatusError {
 	if err == nil {
 		return nil
 	}
@@ -30,10 +32,10 @@ func ToStatus(err error) *apierrors.StatusError {
 	var (
 		tooLarge *rvclock.TooLargeError
 		notReady *rvclock.NotReadyError
-		expired  *ExpiredError
-		bad      *BadRequestError
-		invalid  *InvalidOptionsError
-		notFound *NotFoundError
+		expired  *watchcache.ExpiredError
+		bad      *watchcache.BadRequestError
+		invalid  *watchcache.InvalidOptionsError
+		notFound *watchcache.NotFoundError
 	)
 	switch {
 	case errors.As(err, &tooLarge):
@@ -65,22 +67,40 @@ func ToStatus(err error) *apierrors.StatusError {
 	case errors.As(err, &invalid):
 		return apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", invalid.Errs)
 	case errors.As(err, &notFound):
+		// The apiserver's message names the resource with its group (`deployments.apps "x" not
+		// found`); the cache's error carries both from its Options.Resource.
 		return apierrors.NewNotFound(schema.GroupResource{Group: notFound.Group, Resource: notFound.Resource}, notFound.Name)
 	case errors.Is(err, selection.ErrInvalidSelector), errors.Is(err, selection.ErrUnsupportedField):
 		// Rules 4.2, 4.3: selector parse and conversion errors are 400 with the parser's message.
 		return apierrors.NewBadRequest(innermostMessage(err))
 	case errors.Is(err, context.DeadlineExceeded):
 		return apierrors.NewTimeoutError(err.Error(), 0)
-	case errors.Is(err, ErrMalformedObject), errors.Is(err, ErrInvalidName), errors.Is(err, ErrNamespaceMismatch), errors.Is(err, ErrInvalidKey),
-		errors.Is(err, ErrResourceVersion), errors.Is(err, ErrUnknownKey), errors.Is(err, ErrEventType),
-		errors.Is(err, ErrDuplicateKey), errors.Is(err, ErrIndexExists), errors.Is(err, ErrUnknownIndexField):
+	case isRejectedInput(err):
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return apierrors.NewInternalError(err)
 }
 
-// innermostMessage returns the message of the selection error itself, without the context this
-// package wrapped around it, because the apiserver's message is the parser's message verbatim.
+// rejectedInput are the sentinels of input the cache refuses (an event, a re-list, an index
+// registration): the caller's mistake, so 400 rather than 500.
+var rejectedInput = []error{
+	watchcache.ErrMalformedObject, watchcache.ErrInvalidName, watchcache.ErrNamespaceMismatch,
+	watchcache.ErrInvalidKey, watchcache.ErrResourceVersion, watchcache.ErrUnknownKey,
+	watchcache.ErrEventType, watchcache.ErrDuplicateKey, watchcache.ErrIndexExists,
+	watchcache.ErrUnknownIndexField,
+}
+
+func isRejectedInput(err error) bool {
+	for _, s := range rejectedInput {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// innermostMessage returns the message of the selection error itself, without the context the
+// cache wrapped around it, because the apiserver's message is the parser's message verbatim.
 func innermostMessage(err error) string {
 	var sel *selection.SelectorError
 	if errors.As(err, &sel) {

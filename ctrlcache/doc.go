@@ -1,0 +1,37 @@
+// Package ctrlcache is a controller-runtime cache.Cache backed by watch caches: one line in a
+// manager's options adopts it,
+//
+//	mgr, err := manager.New(cfg, manager.Options{NewCache: ctrlcache.New})
+//
+// and every Get, List, informer and event handler of the manager's controllers reads from
+// watchcache.Cache instances fed per GroupVersionKind from the API server through source/kube —
+// raw JSON end to end, started lazily per type as controller-runtime's informer cache starts its
+// informers. Objects are kept as the bytes the server sent (half the memory of a decoded object)
+// and decoded when a caller asks: per Get, per item of a List, and once per event for an informer's
+// handlers and Go indexers, which share the decoded object.
+//
+// What it does that controller-runtime's cache refuses (internal/cache_reader.go):
+//
+//   - List with Limit and Continue: key-ordered pages at a consistent snapshot, continue tokens in
+//     the apiserver's format.
+//   - Field selectors with =, == and != on any field the apiserver supports for the type, on any
+//     field registered with IndexJSONPath, or on any field indexed with IndexField.
+//   - IndexJSONPath: an index on a gjson path of the stored JSON, which costs no decode at all.
+//     IndexField with any Go function works too; its cost is a decode of the object per event
+//     (shared with the informer's handlers) and the function's own.
+//   - Reads keep answering from the last complete state while a source re-lists after a 410.
+//
+// cache.Options are honoured: ByObject (namespaces, label and field selectors, Transform,
+// UnsafeDisableDeepCopy), DefaultNamespaces, DefaultLabelSelector, DefaultFieldSelector,
+// DefaultTransform, ReaderFailOnMissingInformer, SyncPeriod (the handlers' resync period).
+// Selectors of ByObject and the defaults are sent to the server, as controller-runtime does.
+// UnsafeDisableDeepCopy has nothing to disable: every object a read returns is decoded for it.
+// Transforms run on the decoded objects of reads and events; field selectors and JSON-path
+// indexes read the stored bytes (before the transform). Config.StripManagedFields strips
+// metadata.managedFields from the stored bytes, which is what cache.TransformStripManagedFields
+// achieves, without a decode.
+//
+// Several namespaces (DefaultNamespaces or ByObject.Namespaces with more than one) give one feed
+// per namespace, as controller-runtime's multi-namespace cache does; a List across them with a
+// Limit that would need a continue token is refused (ErrLimitAcrossNamespaces) rather than cut.
+package ctrlcache

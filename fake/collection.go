@@ -1,0 +1,79 @@
+package fake
+
+import (
+	"encoding/json"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/apistatus"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// deleteCollection serves DELETE on a collection: every object the label and field selectors
+// select is deleted as DELETE of each would (each its own event), and the answer is the list of
+// what was deleted or marked for deletion, as the apiserver's DeleteCollection answers.
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t target) {
+	if !t.res.hasVerb("deletecollection") {
+		writeError(w, methodNotSupported(t, r.Method))
+		return
+	}
+	var lo metav1.ListOptions
+	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &lo); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	opts, err := deleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	page, err := t.res.cache.List(r.Context(), watchcache.ListOptions{
+		Namespace: t.namespace, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector, ResourceVersion: "0",
+	})
+	if err != nil {
+		writeError(w, apistatus.FromError(err))
+		return
+	}
+	items := make([]json.RawMessage, 0, len(page.Items))
+	for _, it := range page.Items {
+		name, ns := objectName(it)
+		b, err := s.deleteLocked(r.Context(), t.res, ns, name, opts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		items = append(items, b)
+	}
+	list := struct {
+		Kind       string            `json:"kind"`
+		APIVersion string            `json:"apiVersion"`
+		Metadata   metav1.ListMeta   `json:"metadata"`
+		Items      []json.RawMessage `json:"items"`
+	}{Kind: t.res.gvk.Kind + "List", APIVersion: t.res.gvk.GroupVersion().String(), Items: items}
+	b, err := json.Marshal(&list)
+	if err != nil {
+		writeError(w, internalError("encode %s list: %v", t.res.gvk.Kind, err))
+		return
+	}
+	writeBody(w, http.StatusOK, b)
+}
+
+// objectName reads an object's name and namespace.
+func objectName(b []byte) (name, namespace string) {
+	var m struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(b, &m)
+	return m.Metadata.Name, m.Metadata.Namespace
+}

@@ -1,0 +1,22 @@
+// Package fake is a writable, in-process Kubernetes API server for tests: every built-in resource
+// of k8s.io/api's scheme, served over HTTP on a loopback listener so that client-go (typed,
+// dynamic, metadata), controller-runtime and kubectl work against it unchanged.
+//
+// It is a front over the project's watch caches, not a second store: reads (list, get, watch) are
+// kubeapi's read path over one watchcache.Cache per resource; writes (create, update, patch,
+// delete, deletecollection, the status subresource) are decoded, validated and admitted here, take
+// the next value of one global resourceVersion counter (as etcd's revision is global) and go into
+// the resource's cache as one event, so that a watch sees every write in order and a consistent
+// read sees every write before it.
+//
+// The registry of resources — group, version, kind, scope, verbs, short names, categories and
+// subresources — is the discovery a kube-apiserver 1.37.2 serves, recorded in testdata/discovery.
+// The answers to writes (codes, reasons, messages, details, resulting objects) are those recorded
+// from that apiserver in reference/observed-writes.md, which the tests cite.
+//
+// Start one per test with NewTest, or with NewServer and Close:
+//
+//	srv := fake.NewTest(t, fake.Options{})
+//	cs := kubernetes.NewForConfigOrDie(srv.Config())
+//	cm, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{...}, metav1.CreateOptions{})
+package fake

@@ -1,0 +1,91 @@
+package fake
+
+import (
+	"net/http"
+	"strings"
+)
+
+// target is what a request's path names: a resource, and within it a namespace, an object name and
+// a subresource, each possibly empty.
+type target struct {
+	res                          *served
+	namespace, name, subresource string
+}
+
+// parsePath resolves /api/v1/... and /apis/{group}/{version}/... to a target; ok is false for
+// paths that name no served resource (discovery, /version, unknown resources), which the read path
+// answers.
+func (s *Server) parsePath(path string) (target, bool) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var group, version string
+	switch {
+	case len(segs) >= 3 && segs[0] == "api":
+		version, segs = segs[1], segs[2:]
+	case len(segs) >= 4 && segs[0] == "apis":
+		group, version, segs = segs[1], segs[2], segs[3:]
+	default:
+		return target{}, false
+	}
+	if segs[0] == "watch" {
+		return target{}, false
+	}
+	lookup := func(resource string) *served { return s.res[group+"/"+version+"/"+resource] }
+	var t target
+	if len(segs) >= 3 && segs[0] == "namespaces" {
+		if r := lookup(segs[2]); r != nil && r.namespaced {
+			t = target{res: r, namespace: segs[1]}
+			segs = segs[3:]
+		}
+	}
+	if t.res == nil {
+		r := lookup(segs[0])
+		if r == nil || r.namespaced {
+			return target{}, false
+		}
+		t.res, segs = r, segs[1:]
+	}
+	switch len(segs) {
+	case 0:
+	case 1:
+		t.name = segs[0]
+	case 2:
+		t.name, t.subresource = segs[0], segs[1]
+	default:
+		return target{}, false
+	}
+	return t, true
+}
+
+// ServeHTTP serves the Kubernetes API: reads through kubeapi's read path, writes here.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	t, ok := s.parsePath(r.URL.Path)
+	if !ok || (read && t.subresource == "") {
+		s.api.ServeHTTP(w, r)
+		return
+	}
+	if t.subresource != "" && !(t.subresource == "status" && t.res.status) {
+		writeError(w, notFoundPath())
+		return
+	}
+	if t.namespace == "." || t.namespace == ".." || t.name == "." || t.name == ".." {
+		writeError(w, notFoundPath())
+		return
+	}
+	switch {
+	case read: // GET of the status subresource: the object
+		s.getStatus(w, r, t)
+	case r.Method == http.MethodPost && t.name == "":
+		s.create(w, r, t)
+	case r.Method == http.MethodPut && t.name != "":
+		s.update(w, r, t)
+	case r.Method == http.MethodPatch && t.name != "":
+		s.patch(w, r, t)
+	case r.Method == http.MethodDelete && t.name != "" && t.subresource == "":
+		s.delete(w, r, t)
+	case r.Method == http.MethodDelete && t.name == "":
+		s.deleteCollection(w, r, t)
+	default:
+		writeError(w, methodNotSupported(t, r.Method))
+	}
+}

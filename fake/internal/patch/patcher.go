@@ -1,0 +1,357 @@
+package patch
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/applyconfigurations"
+)
+
+// Request is one patch of one object: what the apiserver's patch handler gets from the URL, the
+// Content-Type header and the PatchOptions query parameters.
+type Request struct {
+	// GVK is the kind the object is served as; the patch is applied to that version.
+	GVK schema.GroupVersionKind
+	// Subresource is "" for the main resource or "status".
+	Subresource string
+	// Type is the Content-Type of the body without parameters: types.JSONPatchType,
+	// types.MergePatchType, types.StrategicMergePatchType or types.ApplyPatchType
+	// (application/apply-patch+yaml).
+	Type types.PatchType
+	// Patch is the request body.
+	Patch []byte
+	// FieldManager is the manager recorded in managedFields: the fieldManager query parameter, or
+	// for non-apply patches without one, ManagerFromUserAgent of the request's User-Agent. Apply
+	// requires it to be set by the client (the apiserver answers 422 otherwise).
+	FieldManager string
+	// Force is the force query parameter; only apply accepts it.
+	Force bool
+
+	// Name and Namespace are the object's name and namespace from the URL ("" namespace for a
+	// cluster-scoped resource). When Name is empty it is taken from the current object; apply
+	// creating an object needs it.
+	Name      string
+	Namespace string
+	// Resource names the resource in NotFound and Conflict messages (e.g. deployments.apps).
+	// When empty, messages use the lower-cased kind.
+	Resource schema.GroupResource
+	// FieldValidation is the fieldValidation query parameter: "Strict" rejects unknown or
+	// duplicate fields with the apiserver's errors; "", "Warn" and "Ignore" accept them (this
+	// package does not produce warnings).
+	FieldValidation string
+}
+
+// Patcher applies patches and records field ownership as the kube-apiserver's patch handler and
+// field manager do, for the kinds of one scheme.
+//
+// A Patcher is safe for concurrent use by any number of goroutines: it keeps only a cache of
+// per-kind field managers, which are themselves safe to share, as the apiserver shares one per
+// resource across requests. Callers must serialise writes to one object themselves (Patch is a
+// pure function of current and the request).
+type Patcher struct {
+	scheme     *runtime.Scheme
+	typed      managedfields.TypeConverter
+	deduced    managedfields.TypeConverter
+	serializer *kjson.Serializer
+	strict     *kjson.Serializer
+
+	managers sync.Map // managerKey -> *managedfields.FieldManager
+}
+
+type managerKey struct {
+	gvk         schema.GroupVersionKind
+	subresource string
+}
+
+// New returns a Patcher for the kinds registered in scheme (normally client-go's
+// kubernetes/scheme.Scheme). Kinds the scheme does not know are patched as custom resources:
+// unstructured, every field atomic for apply, no strategic merge.
+func New(scheme *runtime.Scheme) (*Patcher, error) {
+	if scheme == nil {
+		return nil, fmt.Errorf("patch: nil scheme")
+	}
+	return &Patcher{
+		scheme:     scheme,
+		typed:      applyconfigurations.NewTypeConverter(scheme),
+		deduced:    managedfields.NewDeducedTypeConverter(),
+		serializer: kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{}),
+		strict:     kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true}),
+	}, nil
+}
+
+// Patch returns the patched object as JSON, with managedFields updated for req.FieldManager.
+// current is the stored object's JSON, or nil when the object does not exist: apply then creates
+// it, every other type answers 404. Errors are *apierrors.StatusError with kube-apiserver's codes,
+// reasons and messages.
+//
+// Patch does what the apiserver's patch handler does before storage: it validates the options,
+// applies the patch, decodes the result into the kind, updates managedFields and checks the name
+// and namespace against the URL. What the storage layer and the resource's strategy do next is
+// the caller's: the resourceVersion precondition (a metadata.resourceVersion in the patch that
+// differs from current's is kept in the result, for the caller's 409), immutable metadata,
+// resetting status on the main resource and spec on the status subresource, generation, and
+// detecting a no-op.
+func (p *Patcher) Patch(current []byte, req Request) ([]byte, error) {
+	if err := validateOptions(req); err != nil {
+		return nil, err
+	}
+	if err := validateBody(req.Type, req.Patch); err != nil {
+		return nil, err
+	}
+	k, err := p.kindOf(req.GVK)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := p.fieldManager(k, req.Subresource)
+	if err != nil {
+		return nil, internalError(err)
+	}
+
+	var live runtime.Object
+	if current != nil {
+		if live, err = p.decode(k, current); err != nil {
+			return nil, internalError(fmt.Errorf("decoding the stored object: %w", err))
+		}
+	}
+	name := req.Name
+	if name == "" && live != nil {
+		if a, err := meta.Accessor(live); err == nil {
+			name = a.GetName()
+		}
+	}
+
+	var out runtime.Object
+	switch req.Type {
+	case types.JSONPatchType, types.MergePatchType:
+		if live == nil {
+			return nil, apierrors.NewNotFound(p.resource(req), name)
+		}
+		out, err = p.jsonPatch(k, fm, live, req)
+	case types.StrategicMergePatchType:
+		if live == nil {
+			return nil, apierrors.NewNotFound(p.resource(req), name)
+		}
+		out, err = p.strategicPatch(k, fm, live, req)
+	case types.ApplyPatchType:
+		out, err = p.apply(k, fm, live, req)
+	default:
+		err = unsupportedMediaType(k)
+	}
+	if err != nil {
+		return nil, asStatus(err)
+	}
+	if err := p.checkIdentity(out, live, name, req); err != nil {
+		return nil, err
+	}
+	b, err := p.encode(k, out)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return b, nil
+}
+
+// Update records a non-apply write in managedFields as the apiserver does on create (old == nil)
+// and update, for manager (the fieldManager parameter, or ManagerFromUserAgent of the
+// User-Agent). It returns new's JSON with managedFields set; old is not changed. subresource is
+// "" or "status".
+func (p *Patcher) Update(old, new []byte, gvk schema.GroupVersionKind, subresource, manager string) ([]byte, error) {
+	k, err := p.kindOf(gvk)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := p.fieldManager(k, subresource)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	newObj, err := p.decode(k, new)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("decoding the new object: %v", err))
+	}
+	var liveObj runtime.Object
+	if old == nil {
+		liveObj = k.empty()
+	} else if liveObj, err = p.decode(k, old); err != nil {
+		return nil, internalError(fmt.Errorf("decoding the stored object: %w", err))
+	}
+	out := fm.UpdateNoErrors(liveObj, newObj, manager)
+	b, err := p.encode(k, out)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return b, nil
+}
+
+// kind is what the Patcher knows of one GVK.
+type kind struct {
+	gvk schema.GroupVersionKind
+	// typed is false for kinds the scheme does not know (custom resources).
+	typed bool
+	new   func() runtime.Object
+}
+
+func (k kind) empty() runtime.Object {
+	o := k.new()
+	o.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return o
+}
+
+func (p *Patcher) kindOf(gvk schema.GroupVersionKind) (kind, error) {
+	if gvk.Kind == "" || gvk.Version == "" {
+		return kind{}, apierrors.NewBadRequest(fmt.Sprintf("patch: incomplete kind %q", gvk.String()))
+	}
+	if p.scheme.Recognizes(gvk) {
+		return kind{gvk: gvk, typed: true, new: func() runtime.Object {
+			o, err := p.scheme.New(gvk)
+			if err != nil {
+				// Recognizes said yes; New cannot fail for a registered kind.
+				panic(fmt.Sprintf("patch: scheme recognises %v but cannot create it: %v", gvk, err))
+			}
+			return o
+		}}, nil
+	}
+	return kind{gvk: gvk, new: func() runtime.Object { return &unstructured.Unstructured{Object: map[string]any{}} }}, nil
+}
+
+func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.FieldManager, error) {
+	key := managerKey{k.gvk, subresource}
+	if fm, ok := p.managers.Load(key); ok {
+		return fm.(*managedfields.FieldManager), nil
+	}
+	var fm *managedfields.FieldManager
+	var err error
+	reset := resetFields(k.gvk, subresource, k.typed && hasStatus(p.scheme, k.gvk))
+	if k.typed {
+		fm, err = managedfields.NewDefaultFieldManager(p.typed, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+	} else {
+		fm, err = managedfields.NewDefaultCRDFieldManager(p.deduced, unstructuredConvertor{}, noDefaults{}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("patch: field manager for %v: %w", k.gvk, err)
+	}
+	got, _ := p.managers.LoadOrStore(key, fm)
+	return got.(*managedfields.FieldManager), nil
+}
+
+// decode reads a stored object into the kind's type.
+func (p *Patcher) decode(k kind, data []byte) (runtime.Object, error) {
+	into := k.empty()
+	if !k.typed {
+		u := into.(*unstructured.Unstructured)
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		u.SetGroupVersionKind(k.gvk)
+		return u, nil
+	}
+	obj, _, err := p.serializer.Decode(data, &k.gvk, into)
+	if err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return obj, nil
+}
+
+// encode writes obj as the apiserver serves it: apiVersion and kind first, then the fields in
+// the type's order.
+func (p *Patcher) encode(k kind, obj runtime.Object) ([]byte, error) {
+	obj.GetObjectKind().SetGroupVersionKind(k.gvk)
+	var buf bytes.Buffer
+	if err := p.serializer.Encode(obj, &buf); err != nil {
+		return nil, fmt.Errorf("patch: encoding %v: %w", k.gvk, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func (p *Patcher) resource(req Request) schema.GroupResource {
+	if req.Resource.Resource != "" {
+		return req.Resource
+	}
+	return schema.GroupResource{Group: req.GVK.Group, Resource: lower(req.GVK.Kind)}
+}
+
+// checkIdentity does what the apiserver checks after patching and before storage: an object that
+// did not exist may not be given a uid, and the name and namespace must be the URL's.
+func (p *Patcher) checkIdentity(out, live runtime.Object, name string, req Request) error {
+	a, err := meta.Accessor(out)
+	if err != nil {
+		return internalError(err)
+	}
+	if live == nil && a.GetUID() != "" {
+		return apierrors.NewConflict(p.resource(req), name,
+			fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", a.GetUID()))
+	}
+	switch ns := a.GetNamespace(); {
+	case ns == req.Namespace:
+	case ns == "":
+		a.SetNamespace(req.Namespace)
+	case req.Namespace == "":
+		a.SetNamespace("")
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if name == "" {
+		// No URL name and no stored object: the apply configuration names the object.
+		return nil
+	}
+	if a.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", a.GetName(), name))
+	}
+	return nil
+}
+
+// validateOptions rejects the PatchOptions the apiserver rejects, with its 422 on PatchOptions.
+func validateOptions(req Request) error {
+	opts := &metav1.PatchOptions{FieldManager: req.FieldManager, FieldValidation: req.FieldValidation}
+	if req.Force {
+		force := true
+		opts.Force = &force
+	}
+	if errs := validation.ValidatePatchOptions(opts, req.Type); len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
+	}
+	return nil
+}
+
+// internalError is how the apiserver answers an error that is not a Status: 500, no reason, the
+// error's text as the message.
+func internalError(err error) *apierrors.StatusError {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusInternalServerError,
+		Reason:  metav1.StatusReasonUnknown,
+		Message: err.Error(),
+	}}
+}
+
+// asStatus returns err as a *StatusError, mapping other errors as the apiserver does.
+func asStatus(err error) *apierrors.StatusError {
+	if se, ok := err.(*apierrors.StatusError); ok {
+		return se
+	}
+	if s, ok := err.(apierrors.APIStatus); ok {
+		return &apierrors.StatusError{ErrStatus: s.Status()}
+	}
+	return internalError(err)
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

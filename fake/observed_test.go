@@ -1,0 +1,172 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/watchcache/watchcache/fake"
+)
+
+// knownDifferences are the steps whose answers differ from the record, and why (README,
+// "Differences from the apiserver"). A listed step is still replayed; only its body's comparison
+// is relaxed: its status code and Status reason must still match.
+var knownDifferences = map[string]string{}
+
+// TestObservedWrites replays the recorded requests (testdata/observed-writes.json, from a real
+// kube-apiserver 1.37.2) against the fake and compares the normalized answers: status code,
+// Warning headers and body. Objects are compared whole except managedFields (the field manager
+// records them) and, in spec, fields the apiserver defaults and the fake does not
+// (defaultedPaths): the fake's spec must be a subset of the apiserver's.
+func TestObservedWrites(t *testing.T) {
+	b, err := os.ReadFile(observedWritesFile)
+	if os.IsNotExist(err) {
+		t.Skipf("%s is not recorded yet (TestRecordOracle)", observedWritesFile)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []observedCase
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	srv := fake.NewTest(t, fake.Options{})
+	target := server{base: srv.URL(), client: &http.Client{}}
+	byName := map[string]writeCase{}
+	for _, c := range writeCases {
+		byName[c.Name] = c
+	}
+	for _, wc := range want {
+		t.Run(wc.Name, func(t *testing.T) {
+			c, ok := byName[wc.Name]
+			if !ok {
+				t.Fatalf("recorded case %s is not in writeCases", wc.Name)
+			}
+			got := runCase(t, target, c)
+			if len(got.Steps) != len(wc.Steps) {
+				t.Fatalf("%d steps, recorded %d: re-record (TestRecordOracle)", len(got.Steps), len(wc.Steps))
+			}
+			for i, w := range wc.Steps {
+				g := got.Steps[i]
+				t.Run(w.Name, func(t *testing.T) {
+					if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body {
+						t.Fatalf("step differs from the record: re-record (TestRecordOracle)")
+					}
+					compareStep(t, wc.Name+"/"+w.Name, g, w)
+				})
+			}
+		})
+	}
+}
+
+func compareStep(t *testing.T, name string, got, want observedStep) {
+	t.Helper()
+	var g, w map[string]any
+	_ = json.Unmarshal(got.Response, &g)
+	_ = json.Unmarshal(want.Response, &w)
+	reason, known := knownDifferences[name]
+	if got.Code != want.Code {
+		t.Errorf("code %d, apiserver %d\n got: %s\nwant: %s", got.Code, want.Code, got.Response, want.Response)
+		return
+	}
+	if w["kind"] == "Status" && g["reason"] != w["reason"] {
+		t.Errorf("reason %v, apiserver %v", g["reason"], w["reason"])
+	}
+	if known {
+		t.Logf("known difference: %s", reason)
+		return
+	}
+	if !reflect.DeepEqual(got.Warnings, want.Warnings) {
+		t.Errorf("warnings %q, apiserver %q", got.Warnings, want.Warnings)
+	}
+	stripManaged(g)
+	stripManaged(w)
+	if diffs := compareJSON("", g, w); len(diffs) > 0 {
+		sort.Strings(diffs)
+		t.Errorf("body differs from the apiserver's:\n%s\n got: %s\nwant: %s", joinLines(diffs), got.Response, want.Response)
+	}
+}
+
+// stripManaged drops metadata.managedFields (of an object and of list items).
+func stripManaged(v map[string]any) {
+	if m, ok := v["metadata"].(map[string]any); ok {
+		delete(m, "managedFields")
+	}
+	if items, ok := v["items"].([]any); ok {
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				stripManaged(m)
+			}
+		}
+	}
+}
+
+// compareJSON lists the differences between got and want. Under a "spec" key, a field the
+// fake omits is accepted (the apiserver's defaulting), but not one it adds or one whose value differs.
+func compareJSON(path string, got, want any) []string {
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if gok && wok {
+		var out []string
+		inSpec := pathInSpec(path)
+		for k, wv := range wm {
+			gv, ok := gm[k]
+			if !ok {
+				if inSpec {
+					continue
+				}
+				out = append(out, fmt.Sprintf("%s.%s: missing (apiserver %v)", path, k, short(wv)))
+				continue
+			}
+			out = append(out, compareJSON(path+"."+k, gv, wv)...)
+		}
+		for k, gv := range gm {
+			if _, ok := wm[k]; !ok {
+				out = append(out, fmt.Sprintf("%s.%s: %v, apiserver has none", path, k, short(gv)))
+			}
+		}
+		return out
+	}
+	ga, gok := got.([]any)
+	wa, wok := want.([]any)
+	if gok && wok && len(ga) == len(wa) {
+		var out []string
+		for i := range ga {
+			out = append(out, compareJSON(fmt.Sprintf("%s[%d]", path, i), ga[i], wa[i])...)
+		}
+		return out
+	}
+	if !reflect.DeepEqual(got, want) {
+		return []string{fmt.Sprintf("%s: %v, apiserver %v", path, short(got), short(want))}
+	}
+	return nil
+}
+
+func pathInSpec(path string) bool {
+	for i := 0; i+5 <= len(path); i++ {
+		if path[i:i+5] == ".spec" && (i+5 == len(path) || path[i+5] == '.' || path[i+5] == '[') {
+			return true
+		}
+	}
+	return false
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+func joinLines(s []string) string {
+	out := ""
+	for _, l := range s {
+		out += "  " + l + "\n"
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package fake
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// patchTypes are the patch media types the apiserver accepts for built-in resources.
+var patchTypes = map[string]types.PatchType{
+	string(types.JSONPatchType):           types.JSONPatchType,
+	string(types.MergePatchType):          types.MergePatchType,
+	string(types.StrategicMergePatchType): types.StrategicMergePatchType,
+	string(types.ApplyYAMLPatchType):      types.ApplyYAMLPatchType,
+}
+
+// patch serves PATCH on an object or its status: the patch engine computes the new state from
+// the stored one (or, for an apply, from nothing), which then goes through the update rules
+// (or the create rules, for an apply that creates).
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
+	if !t.res.hasVerb("patch") {
+		writeError(w, methodNotSupported(t, r.Method))
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	pt, ok := patchTypes[mt]
+	if !ok {
+		writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)))
+		return
+	}
+	var opts metav1.PatchOptions
+	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
+		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs))
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	manager := opts.FieldManager
+	if manager == "" {
+		manager = defaultFieldManager(r.UserAgent())
+	}
+	req := patchRequest{
+		res: t.res.resourceType, gvk: t.res.gvk, subresource: t.subresource, typ: pt, patch: body,
+		manager: manager, force: opts.Force != nil && *opts.Force,
+	}
+	b, code, warnings, err := s.patchObject(r, t, req, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, warnings)
+	writeBody(w, code, b)
+}
+
+// patchRequest is one patch for the patch engine.
+type patchRequest struct {
+	res         *resourceType
+	gvk         schema.GroupVersionKind
+	subresource string
+	typ         types.PatchType
+	patch       []byte
+	manager     string
+	force       bool
+}
+
+// patchObject applies a patch under the write lock and stores the result.
+func (s *Server) patchObject(r *http.Request, t target, req patchRequest, opts metav1.PatchOptions) ([]byte, int, []string, error) {
+	ctx := r.Context()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, err := current(ctx, t.res, t.namespace, t.name)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if cur == nil && (req.typ != types.ApplyYAMLPatchType || t.subresource != "") {
+		return nil, 0, nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+	}
+	patched, err := s.patcher.patch(cur, req)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	d, err := decodeBody(t.res.resourceType, patched)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	warnings, err := strictness(opts.FieldValidation, d.unknown)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	dry := dryRun(opts.DryRun)
+	if cur == nil {
+		b, err := s.createPatchedLocked(ctx, t, d.obj, dry, req.manager)
+		return b, http.StatusCreated, warnings, err
+	}
+	old, err := decodeStored(t.res.resourceType, cur)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	b, err := s.updateLocked(ctx, t, d.obj, old, cur, dry, req.manager)
+	return b, http.StatusOK, warnings, err
+}
+
+// createPatchedLocked creates the object an apply made from nothing, with the create rules.
+// The caller holds s.mu.
+func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.Object, dry bool, manager string) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, internalError("%s: %v", t.res.gvk.Kind, err)
+	}
+	if m.GetName() != t.name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), t.name))
+	}
+	if err := matchNamespace(t.res, t.namespace, m); err != nil {
+		return nil, err
+	}
+	s.fillSystemFields(m)
+	prepareCreate(t.res.resourceType, obj, m)
+	return s.createLocked(ctx, t.res, obj, m, dry, manager)
+}

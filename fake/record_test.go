@@ -1,0 +1,275 @@
+package fake_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/watchcache/watchcache/fake"
+)
+
+// writeCase is a sequence of requests in a namespace of its own.
+type writeCase struct {
+	Name  string
+	Steps []writeStep
+}
+
+// writeStep is one request; ContentType "" means application/json.
+type writeStep struct {
+	Name, Method, Path, ContentType, Body string
+}
+
+// observedStep is one request with the answer, normalized (normalizer).
+type observedStep struct {
+	Name        string          `json:"name"`
+	Method      string          `json:"method"`
+	Path        string          `json:"path"`
+	ContentType string          `json:"contentType,omitempty"`
+	Body        string          `json:"body,omitempty"`
+	Code        int             `json:"code"`
+	Warnings    []string        `json:"warnings,omitempty"`
+	Response    json.RawMessage `json:"response"`
+}
+
+type observedCase struct {
+	Name  string         `json:"name"`
+	Steps []observedStep `json:"steps"`
+}
+
+const observedWritesFile = "testdata/observed-writes.json"
+
+// server is where a case's requests go: the oracle (with a bearer token, over TLS) or the fake.
+type server struct {
+	base, token string
+	client      *http.Client
+}
+
+// runCase sends a case's steps in order and returns the normalized answers.
+func runCase(t *testing.T, srv server, c writeCase) observedCase {
+	t.Helper()
+	ns := "w-" + c.Name
+	norm := newNormalizer()
+	out := observedCase{Name: c.Name}
+	var lastUID, lastRV string
+	for _, st := range c.Steps {
+		sub := func(s string) string {
+			return strings.NewReplacer("{ns}", ns, "{uid}", lastUID, "{rv}", lastRV).Replace(s)
+		}
+		var body io.Reader
+		if st.Body != "" {
+			body = strings.NewReader(sub(st.Body))
+		}
+		req, err := http.NewRequest(st.Method, srv.base+sub(st.Path), body)
+		if err != nil {
+			t.Fatalf("%s/%s: %v", c.Name, st.Name, err)
+		}
+		ct := st.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		if st.Body != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("User-Agent", "record-writes/v0.0.0")
+		if srv.token != "" {
+			req.Header.Set("Authorization", "Bearer "+srv.token)
+		}
+		resp, err := srv.client.Do(req)
+		if err != nil {
+			t.Fatalf("%s/%s: %v", c.Name, st.Name, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var meta struct {
+			Metadata struct{ UID, ResourceVersion string } `json:"metadata"`
+		}
+		if json.Unmarshal(b, &meta) == nil && meta.Metadata.UID != "" {
+			lastUID, lastRV = meta.Metadata.UID, meta.Metadata.ResourceVersion
+		}
+		o := observedStep{
+			Name: st.Name, Method: st.Method, Path: st.Path, ContentType: st.ContentType, Body: st.Body,
+			Code: resp.StatusCode, Response: norm.normalize(b),
+		}
+		for _, w := range resp.Header.Values("Warning") {
+			o.Warnings = append(o.Warnings, w)
+		}
+		out.Steps = append(out.Steps, o)
+	}
+	return out
+}
+
+// normalizer replaces what differs between two servers doing the same thing — uids, timestamps,
+// resourceVersions, generated name suffixes — with placeholders numbered in order of appearance
+// within a case, so that equal behaviour gives equal text (the same RV twice is the same
+// placeholder twice).
+type normalizer struct {
+	uids, rvs map[string]string
+}
+
+func newNormalizer() *normalizer {
+	return &normalizer{uids: map[string]string{}, rvs: map[string]string{}}
+}
+
+var generatedName = regexp.MustCompile(`\bgen-[bcdfghjklmnpqrstvwxz2456789]{5}\b`)
+
+func (n *normalizer) normalize(b []byte) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		s, _ := json.Marshal(string(b))
+		return s
+	}
+	n.collect(v, "")
+	v = n.replace(v, "")
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// collect numbers the uids and resourceVersions of metadata in the order met.
+func (n *normalizer) collect(v any, key string) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			n.collect(x[k], k)
+		}
+	case []any:
+		for _, e := range x {
+			n.collect(e, key)
+		}
+	case string:
+		switch key {
+		case "uid":
+			if _, ok := n.uids[x]; !ok {
+				n.uids[x] = fmt.Sprintf("<uid-%d>", len(n.uids)+1)
+			}
+		case "resourceVersion":
+			if _, ok := n.rvs[x]; !ok && x != "" {
+				n.rvs[x] = fmt.Sprintf("<rv-%d>", len(n.rvs)+1)
+			}
+		}
+	}
+}
+
+func (n *normalizer) replace(v any, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = n.replace(e, k)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = n.replace(e, key)
+		}
+		return x
+	case string:
+		switch key {
+		case "creationTimestamp", "deletionTimestamp", "time":
+			if x != "" {
+				return "<time>"
+			}
+		}
+		for from, to := range n.uids {
+			x = strings.ReplaceAll(x, from, to)
+		}
+		for from, to := range n.rvs {
+			x = replaceNumber(x, from, to)
+		}
+		return generatedName.ReplaceAllString(x, "gen-<random>")
+	}
+	return v
+}
+
+// replaceNumber replaces the decimal number from, where it stands alone, with to.
+func replaceNumber(s, from, to string) string {
+	if s == from {
+		return to
+	}
+	re := regexp.MustCompile(`(^|[^0-9])` + regexp.QuoteMeta(from) + `([^0-9]|$)`)
+	return re.ReplaceAllString(s, "${1}"+to+"${2}")
+}
+
+// TestRecordOracle records writeCases from a kube-apiserver (WATCHCACHE_ORACLE_URL, with the
+// bearer token WATCHCACHE_ORACLE_TOKEN) into testdata/observed-writes.json and
+// ../reference/observed-writes.md. The oracle must be fresh: the cases' namespaces must not exist.
+func TestRecordOracle(t *testing.T) {
+	base := os.Getenv("WATCHCACHE_ORACLE_URL")
+	if base == "" {
+		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-writes.md)")
+	}
+	srv := server{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
+	}}
+	var all []observedCase
+	for _, c := range writeCases {
+		all = append(all, runCase(t, srv, c))
+	}
+	b, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(observedWritesFile, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "reference", "observed-writes.md"), renderObserved(all), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// renderObserved is the Markdown record of the observed answers.
+func renderObserved(all []observedCase) []byte {
+	var b bytes.Buffer
+	b.WriteString(observedHeader)
+	for _, c := range all {
+		fmt.Fprintf(&b, "\n## %s\n", c.Name)
+		for _, st := range c.Steps {
+			fmt.Fprintf(&b, "\n### %s / %s\n\n```\n%s %s\n", c.Name, st.Name, st.Method, st.Path)
+			if st.ContentType != "" {
+				fmt.Fprintf(&b, "Content-Type: %s\n", st.ContentType)
+			}
+			if st.Body != "" {
+				fmt.Fprintf(&b, "%s\n", st.Body)
+			}
+			fmt.Fprintf(&b, "→ %d\n", st.Code)
+			for _, w := range st.Warnings {
+				fmt.Fprintf(&b, "Warning: %s\n", w)
+			}
+			var pretty bytes.Buffer
+			if json.Indent(&pretty, st.Response, "", "  ") == nil {
+				b.Write(pretty.Bytes())
+			} else {
+				b.Write(st.Response)
+			}
+			b.WriteString("\n```\n")
+		}
+	}
+	return b.Bytes()
+}
+
+const observedHeader = `# Observed writes: kube-apiserver 1.37.2
+
+Generated by ` + "`WATCHCACHE_ORACLE_URL=$KAS_URL WATCHCACHE_ORACLE_TOKEN=$TOKEN go test ./fake -run TestRecordOracle`" + `
+against a fresh oracle (` + "`/work/shared/oracle/start.sh`" + `, etcd 3.7.3, no controller manager); do not edit by hand.
+The same requests are replayed against the fake by ` + "`TestObservedWrites`" + ` (fake/observed_test.go) from
+` + "`fake/testdata/observed-writes.json`" + `, which holds exactly what is below.
+
+Each case runs in its own namespace ` + "`w-<case>`" + `. Answers are normalized: uids, resourceVersions
+(numbered in order of appearance within a case, so the same value twice is the same placeholder),
+timestamps and generated name suffixes are placeholders; everything else is verbatim.
+`
+
+var _ = fake.Options{}

@@ -1,0 +1,99 @@
+package fake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// writeError answers with the Status of err: the err's own when it carries one, else a 500.
+func writeError(w http.ResponseWriter, err error) {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		st = apierrors.NewInternalError(err)
+	}
+	s := st.Status()
+	s.Kind, s.APIVersion = "Status", "v1"
+	code := int(s.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	if s.Details != nil && s.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(s.Details.RetryAfterSeconds)))
+	}
+	b, jerr := json.Marshal(&s)
+	if jerr != nil {
+		b = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","code":500}`)
+	}
+	writeBody(w, code, b)
+}
+
+// writeBody answers with a JSON body, as the apiserver does: the bytes and a newline. b is often
+// the cache's own (shared, immutable) bytes, so nothing is appended to it.
+func writeBody(w http.ResponseWriter, code int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+	_, _ = w.Write(newline)
+}
+
+var newline = []byte{'\n'}
+
+// addWarnings sets the Warning headers of a response, in the apiserver's form
+// (`299 - "<text>"`, RFC 7234 warn-code 299 with agent "-").
+func addWarnings(w http.ResponseWriter, warnings []string) {
+	for _, text := range warnings {
+		w.Header().Add("Warning", "299 - "+strconv.Quote(text))
+	}
+}
+
+// notFoundPath is the apiserver's 404 for a path that names no resource or subresource.
+func notFoundPath() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotFound,
+		Reason:  metav1.StatusReasonNotFound,
+		Message: "the server could not find the requested resource",
+		Details: &metav1.StatusDetails{},
+	}}
+}
+
+// methodNotSupported is the apiserver's 405 for a verb a resource does not have.
+func methodNotSupported(t target, method string) error {
+	verb := strings.ToLower(method)
+	switch {
+	case method == http.MethodPost:
+		verb = "create"
+	case method == http.MethodPut:
+		verb = "update"
+	case method == http.MethodDelete && t.name == "":
+		verb = "deletecollection"
+	}
+	return apierrors.NewMethodNotSupported(t.res.gvr.GroupResource(), verb)
+}
+
+// internalError wraps an unexpected failure in the apiserver's 500.
+func internalError(format string, args ...any) error {
+	return apierrors.NewInternalError(fmt.Errorf(format, args...))
+}
+
+// statusError is a Status error with the given code, reason and message.
+func statusError(code int32, reason metav1.StatusReason, message string) *apierrors.StatusError {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message,
+	}}
+}
+
+// unsupportedMediaType is the apiserver's 415 for a body whose media type it does not decode.
+func unsupportedMediaType(accepted ...string) error {
+	return statusError(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(accepted, ", "))
+}

@@ -1,0 +1,274 @@
+package fake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/rest"
+
+	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Objects are stored before the server starts serving, as if created in order: each gets the
+	// next resourceVersion, and a uid and creationTimestamp when it has none. Each must be an
+	// object of a built-in kind with its apiVersion and kind set, or a typed object of client-go's
+	// scheme. Their namespaces need not exist.
+	Objects []runtime.Object
+	// Validate, when set, is called for every create and update (also those of patches and of the
+	// status subresource) after the built-in validation passed, with old nil for a create; the
+	// errors it returns fail the write with the apiserver's 422 Invalid. It is called with the
+	// server's write lock held, so it must not call the server.
+	Validate func(op Operation, gvr schema.GroupVersionResource, obj, old runtime.Object) field.ErrorList
+	// Logger receives one record per request (Debug; Error for 5xx answers); nil discards them.
+	Logger *slog.Logger
+	// Now is the clock of creationTimestamp and deletionTimestamp; nil means time.Now.
+	Now func() time.Time
+	// Addr is the listen address; "" means 127.0.0.1:0.
+	Addr string
+	// WindowEvents, WaitTimeout and BookmarkInterval size every resource's cache (see
+	// watchcache.Options); zero means the cache's defaults.
+	WindowEvents     int
+	WaitTimeout      time.Duration
+	BookmarkInterval time.Duration
+	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
+	// kube-system, kube-public, kube-node-lease).
+	NoDefaultNamespaces bool
+}
+
+// Operation names the kind of write Options.Validate is called for.
+type Operation string
+
+// The operations of Options.Validate.
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+)
+
+// Server is a writable Kubernetes API server on a loopback listener.
+//
+// Concurrency: any number of clients may use it at once. Writes are serialized by one lock, as
+// etcd serializes transactions, so that each takes the next resourceVersion and is applied to its
+// resource's cache in that order; everything else a write does (reading, decoding, validating the
+// request, encoding the answer) runs outside it. Close may be called more than once.
+type Server struct {
+	opts  Options
+	reg   *registry
+	api   *kubeapi.Server
+	res   map[string]*served // by "group/version/resource"
+	byGR  map[schema.GroupResource]*served
+	order []*served
+
+	// mu serializes writes; rv is the last resourceVersion given out (read atomically by
+	// consistent reads, written under mu).
+	mu sync.Mutex
+	rv atomic.Uint64
+
+	patcher patcher
+
+	ln     net.Listener
+	http   *http.Server
+	host   string
+	closed sync.Once
+}
+
+// served is one resource with its cache.
+type served struct {
+	*resourceType
+	cache *watchcache.Cache
+}
+
+// NewServer starts a Server on a loopback listener (Options.Addr).
+func NewServer(opts Options) (*Server, error) {
+	s, err := newServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.stopCaches()
+		return nil, fmt.Errorf("fake: listen: %w", err)
+	}
+	s.ln = ln
+	s.host = "http://" + ln.Addr().String()
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.http.Serve(ln) }()
+	return s, nil
+}
+
+// NewTest starts a Server for a test and closes it when the test and its subtests have finished.
+// It fails the test if the server cannot start.
+func NewTest(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	s, err := NewServer(opts)
+	if err != nil {
+		tb.Fatalf("fake.NewServer: %v", err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewHandler returns a Server that serves no listener: its ServeHTTP is the whole API, for
+// embedding in another server (watchcache serve does). Config and URL are empty for it; Close
+// stops its caches.
+func NewHandler(opts Options) (*Server, error) { return newServer(opts) }
+
+func newServer(opts Options) (*Server, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	reg, err := builtinRegistry()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opts: opts,
+		reg:  reg,
+		api:  kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
+		res:  make(map[string]*served, len(reg.types)),
+		byGR: make(map[schema.GroupResource]*served, len(reg.types)),
+
+		patcher: libraryPatcher{},
+	}
+	for _, t := range reg.types {
+		r := &served{resourceType: t}
+		r.cache = watchcache.New(watchcache.Options{
+			Resource:               watchcache.Resource{Group: t.gvr.Group, Name: t.gvr.Resource, Namespaced: t.namespaced},
+			WindowEvents:           opts.WindowEvents,
+			WaitTimeout:            opts.WaitTimeout,
+			BookmarkInterval:       opts.BookmarkInterval,
+			CurrentResourceVersion: s.currentRV(r),
+			OnWait:                 func(uint64) { go s.catchUp(r) },
+		})
+		if err := s.api.Register(resourceInfo(t), r.cache); err != nil {
+			s.stopCaches()
+			return nil, fmt.Errorf("fake: %w", err)
+		}
+		s.res[t.gvr.Group+"/"+t.gvr.Version+"/"+t.gvr.Resource] = r
+		s.byGR[t.gvr.GroupResource()] = r
+		s.order = append(s.order, r)
+	}
+	if err := s.load(); err != nil {
+		s.stopCaches()
+		return nil, err
+	}
+	return s, nil
+}
+
+// resourceInfo is what kubeapi serves of a resource: its names, scope and the verbs discovery
+// lists for it.
+func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
+	info := kubeapi.ResourceInfo{
+		Group: t.gvr.Group, Version: t.gvr.Version, Resource: t.gvr.Resource,
+		SingularName: t.singular, Kind: t.gvk.Kind, Namespaced: t.namespaced,
+		ShortNames: t.shortNames, Categories: t.categories, Verbs: t.verbs,
+	}
+	if t.gvr.Group == "" {
+		if core, ok := kubeapi.CoreResource(t.gvr.Resource); ok {
+			info.Printer = core.Printer
+		}
+	}
+	return info
+}
+
+// currentRV is a cache's CurrentResourceVersion: the global counter, which a consistent read must
+// reach. A cache that has not seen the last write (it was to another resource) is brought to it
+// with a bookmark, as etcd's progress notification brings an apiserver's watch cache.
+func (s *Server) currentRV(r *served) func(context.Context) (uint64, error) {
+	return func(context.Context) (uint64, error) {
+		rv := s.rv.Load()
+		if r.cache.ResourceVersion() >= rv {
+			return rv, nil
+		}
+		s.catchUp(r)
+		return rv, nil
+	}
+}
+
+// catchUp brings a cache to the global resourceVersion with a bookmark.
+func (s *Server) catchUp(r *served) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rv := s.rv.Load(); r.cache.ResourceVersion() < rv {
+		_ = r.cache.Apply(watchcache.Event{Type: watchcache.Bookmark, ResourceVersion: rv})
+	}
+}
+
+// Config returns a rest.Config for the server: its URL, no credentials (the server authorizes
+// everything) and no client-side rate limit. The Config is new on every call.
+func (s *Server) Config() *rest.Config {
+	return &rest.Config{Host: s.host, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
+}
+
+// URL returns the server's base URL, e.g. http://127.0.0.1:41234.
+func (s *Server) URL() string { return s.host }
+
+// ResourceVersion returns the last resourceVersion given out: that of the last write.
+func (s *Server) ResourceVersion() uint64 { return s.rv.Load() }
+
+// Cache returns the cache of a resource, or nil if the server does not serve it. Its reads are the
+// server's; writing to it directly bypasses the server's admission and its resourceVersion
+// counter, which is for feeding a read-path test (the conformance suite's Writer) only.
+func (s *Server) Cache(gvr schema.GroupVersionResource) *watchcache.Cache {
+	if r := s.res[gvr.Group+"/"+gvr.Version+"/"+gvr.Resource]; r != nil {
+		return r.cache
+	}
+	return nil
+}
+
+// AdvanceResourceVersion raises the global counter to at least rv, for a test that fed a cache
+// directly (Cache) with resourceVersions of its own.
+func (s *Server) AdvanceResourceVersion(rv uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rv > s.rv.Load() {
+		s.rv.Store(rv)
+	}
+}
+
+// Resources returns the served resources, in discovery order.
+func (s *Server) Resources() []schema.GroupVersionResource {
+	out := make([]schema.GroupVersionResource, len(s.order))
+	for i, r := range s.order {
+		out[i] = r.gvr
+	}
+	return out
+}
+
+// Close stops the server: running watches end, the listener and connections close. It waits
+// for nothing else.
+func (s *Server) Close() {
+	s.closed.Do(func() {
+		s.stopCaches()
+		if s.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				_ = s.http.Close()
+			}
+		}
+	})
+}
+
+func (s *Server) stopCaches() {
+	for _, r := range s.order {
+		r.cache.Stop()
+	}
+}

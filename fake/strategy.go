@@ -1,0 +1,188 @@
+package fake
+
+import (
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// What the apiserver's per-resource strategies do to an object before it is stored, for the parts
+// every client sees: status on create and update, metadata.generation, namespaces' finalizers and
+// phase, pods' phase and QoS class. Anything a strategy defaults beyond that (a pod's
+// restartPolicy, a deployment's strategy) is not reproduced; the README lists it.
+
+// statusField returns the object's Status field, or an invalid Value if its type has none.
+func statusField(obj runtime.Object) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName("Status")
+}
+
+// prepareCreate is the strategies' PrepareForCreate: a resource with a status subresource starts
+// with an empty status (nodes keep theirs: a kubelet registers its node with it); generation is 1
+// where the resource has one.
+func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
+	if t.status && t.gvk.Kind != "Node" {
+		if f := statusField(obj); f.IsValid() && f.CanSet() {
+			f.Set(reflect.Zero(f.Type()))
+		}
+	}
+	m.SetGeneration(0)
+	if t.generation {
+		m.SetGeneration(1)
+	}
+	switch o := obj.(type) {
+	case *corev1.Namespace:
+		o.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
+		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+		setNamespaceNameLabel(o)
+	case *corev1.Pod:
+		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&o.Spec)}
+	case *corev1.Secret:
+		mergeStringData(o)
+	}
+}
+
+// mergeStringData moves a Secret's stringData into its data, as the apiserver's conversion of a
+// v1 Secret does (stringData wins over data for the same key; stringData is never stored).
+func mergeStringData(s *corev1.Secret) {
+	if len(s.StringData) == 0 {
+		s.StringData = nil
+		return
+	}
+	if s.Data == nil {
+		s.Data = make(map[string][]byte, len(s.StringData))
+	}
+	for k, v := range s.StringData {
+		s.Data[k] = []byte(v)
+	}
+	s.StringData = nil
+}
+
+// setNamespaceNameLabel sets the label kubernetes.io/metadata.name to the namespace's name, as
+// the namespace strategy does on create and update.
+func setNamespaceNameLabel(ns *corev1.Namespace) {
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
+}
+
+// prepareUpdate is the strategies' PrepareForUpdate for the main resource (status subresource
+// false: the status is the old one) and for the status subresource (everything but the status
+// is the old one, metadata included, as rest.ResetObjectMetaForStatus does). It returns the object
+// to store.
+func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtime.Object {
+	if status {
+		out := old.DeepCopyObject()
+		if f, nf := statusField(out), statusField(obj); f.IsValid() && nf.IsValid() {
+			f.Set(nf)
+		}
+		om, _ := meta.Accessor(out)
+		nm, _ := meta.Accessor(obj)
+		om.SetResourceVersion(nm.GetResourceVersion())
+		om.SetManagedFields(nm.GetManagedFields())
+		return out
+	}
+	if t.status && t.gvk.Kind != "Namespace" {
+		if f, of := statusField(obj), statusField(old); f.IsValid() && of.IsValid() {
+			f.Set(of)
+		}
+	}
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		mergeStringData(o)
+	case *corev1.Namespace:
+		o.Status = old.(*corev1.Namespace).Status
+		if o.Status.Phase == "" {
+			o.Status.Phase = corev1.NamespaceActive
+		}
+		setNamespaceNameLabel(o)
+	}
+	return obj
+}
+
+// specChanged reports whether anything but metadata and status differs: what bumps generation
+// (the strategies compare spec, or for webhook configurations their webhooks: everything that is
+// neither metadata nor status).
+func specChanged(obj, old runtime.Object) bool {
+	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()
+	if a.Type() != b.Type() {
+		return true
+	}
+	for i := 0; i < a.NumField(); i++ {
+		switch a.Type().Field(i).Name {
+		case "TypeMeta", "ObjectMeta", "Status":
+			continue
+		}
+		if !equality.Semantic.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+			return true
+		}
+	}
+	return false
+}
+
+// podQOS is a pod's QoS class (the apiserver's qos.GetPodQOS for container resources): BestEffort
+// without any cpu or memory request or limit, Guaranteed when every container limits both and
+// requests what it limits, Burstable otherwise.
+func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
+	any, guaranteed := false, true
+	check := func(cs []corev1.Container) {
+		for _, c := range cs {
+			for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				req, hasReq := c.Resources.Requests[name]
+				lim, hasLim := c.Resources.Limits[name]
+				if (hasReq && !req.IsZero()) || (hasLim && !lim.IsZero()) {
+					any = true
+				}
+				if !hasLim || lim.IsZero() || (hasReq && req.Cmp(lim) != 0) {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	check(spec.InitContainers)
+	check(spec.Containers)
+	switch {
+	case !any:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	default:
+		return corev1.PodQOSBurstable
+	}
+}
+
+// nameValidator is the name rule of a resource's ObjectMeta validation: DNS-1123 subdomains for
+// most, DNS labels for namespaces, DNS-1035 labels for services, path segments for RBAC's.
+func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
+	switch {
+	case t.gvr.Group == "" && t.gvr.Resource == "namespaces":
+		return apimachineryvalidation.NameIsDNSLabel
+	case t.gvr.Group == "" && t.gvr.Resource == "services":
+		return apimachineryvalidation.NameIsDNS1035Label
+	case t.gvr.Group == "rbac.authorization.k8s.io":
+		return path.ValidatePathSegmentName
+	default:
+		return apimachineryvalidation.NameIsDNSSubdomain
+	}
+}
+
+// validateMeta is the common ObjectMeta validation of a create.
+func validateMeta(t *resourceType, m metav1Object) field.ErrorList {
+	return apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, nameValidator(t), field.NewPath("metadata"))
+}
+
+// validateMetaUpdate is the common ObjectMeta validation of an update.
+func validateMetaUpdate(t *resourceType, m, old metav1Object) field.ErrorList {
+	errs := apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, nameValidator(t), field.NewPath("metadata"))
+	return append(errs, apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, field.NewPath("metadata"))...)
+}

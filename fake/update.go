@@ -1,0 +1,203 @@
+package fake
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// optimisticLockMessage is the apiserver's message for a write at a stale resourceVersion
+// (storage.OptimisticLockErrorMsg).
+const optimisticLockMessage = "the object has been modified; please apply your changes to the latest version and try again"
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// update serves PUT on an object or its status.
+func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
+	if !t.res.hasVerb("update") {
+		writeError(w, methodNotSupported(t, r.Method))
+		return
+	}
+	var opts metav1.UpdateOptions
+	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1validation.ValidateUpdateOptions(&opts); len(errs) > 0 {
+		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
+		return
+	}
+	body, err := readBody(r)
+	if err == nil {
+		body, err = bodyJSON(r, body)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	d, err := decodeBody(t.res.resourceType, body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warnings, err := strictness(opts.FieldValidation, d.unknown)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	manager := opts.FieldManager
+	if manager == "" {
+		manager = defaultFieldManager(r.UserAgent())
+	}
+	b, created, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, warnings)
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	writeBody(w, code, b)
+}
+
+// updateObject stores obj as the new state of the object t names (its status only, for the
+// status subresource), with the apiserver's update rules; created says a missing object was
+// created (resources that allow create on update).
+func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object, dry bool, manager string) ([]byte, bool, error) {
+	r := t.res
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, false, internalError("%s: %v", r.gvk.Kind, err)
+	}
+	if m.GetName() != t.name {
+		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), t.name))
+	}
+	if err := matchNamespace(r, t.namespace, m); err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, err := current(ctx, r, t.namespace, t.name)
+	if err != nil {
+		return nil, false, err
+	}
+	if cur == nil {
+		if !r.createOnUpdate || t.subresource != "" {
+			return nil, false, apierrors.NewNotFound(r.gvr.GroupResource(), t.name)
+		}
+		if m.GetResourceVersion() != "" {
+			// An RV names a version that does not exist: the apiserver's conflict for a precondition
+			// on a missing object.
+			return nil, false, apierrors.NewConflict(r.gvr.GroupResource(), t.name, fmt.Errorf("%s", optimisticLockMessage))
+		}
+		s.fillSystemFields(m)
+		prepareCreate(r.resourceType, obj, m)
+		b, err := s.createLocked(ctx, r, obj, m, dry, manager)
+		return b, true, err
+	}
+	old, err := decodeStored(r.resourceType, cur)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := s.updateLocked(ctx, t, obj, old, cur, dry, manager)
+	return b, false, err
+}
+
+// updateLocked applies the update rules to a decoded new state of an existing object and stores
+// it: resourceVersion precondition, immutable metadata, the strategy (status, generation),
+// validation, finalizers, and the deletion of an object whose last finalizer went. A no-op keeps
+// the stored object and its resourceVersion. The caller holds s.mu.
+func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string) ([]byte, error) {
+	r := t.res
+	m, _ := meta.Accessor(obj)
+	om, _ := meta.Accessor(old)
+	switch rv := m.GetResourceVersion(); {
+	case rv == "" && !r.unconditionalUpdate:
+		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), t.name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
+	case rv != "" && rv != om.GetResourceVersion():
+		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name, fmt.Errorf("%s", optimisticLockMessage))
+	}
+	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
+		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", om.GetUID(), uid))
+	}
+	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
+	m.SetResourceVersion(om.GetResourceVersion())
+	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
+	// are the stored ones whatever the request says.
+	m.SetGeneration(om.GetGeneration())
+	obj = prepareUpdate(r.resourceType, obj, old, t.subresource == "status")
+	m, _ = meta.Accessor(obj)
+	if m.GetUID() == "" {
+		m.SetUID(om.GetUID())
+	}
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	if om.GetDeletionTimestamp() != nil {
+		m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	}
+	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
+		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	}
+	if r.generation && t.subresource == "" && specChanged(obj, old) {
+		m.SetGeneration(om.GetGeneration() + 1)
+	}
+	errs := validateMetaUpdate(r.resourceType, m, om)
+	if om.GetDeletionTimestamp() != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNoNewFinalizers(m.GetFinalizers(), om.GetFinalizers(), field.NewPath("metadata", "finalizers"))...)
+	}
+	errs = append(errs, validateKindUpdate(r, obj, old)...)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), t.name, errs)
+	}
+	if err := s.validate(Update, r, obj, old, t.name); err != nil {
+		return nil, err
+	}
+	if err := s.trackUpdate(r, obj, old, t.subresource, manager); err != nil {
+		return nil, err
+	}
+	b, err := encode(r.resourceType, obj)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == string(oldJSON) {
+		return oldJSON, nil // a no-op writes nothing (the apiserver's GuaranteedUpdate)
+	}
+	if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 {
+		// The last finalizer went: the update deletes the object (the store's
+		// ShouldDeleteDuringUpdate), and answers with its last state.
+		if dry {
+			return b, nil
+		}
+		return s.commitLocked(r, watchcache.Deleted, obj)
+	}
+	if dry {
+		return b, nil
+	}
+	return s.commitLocked(r, watchcache.Modified, obj)
+}
+
+// validateKindUpdate is the per-resource update validation the fake reproduces: a pod's spec may
+// change only in the fields the apiserver allows (reference/observed-writes.md, pods).
+func validateKindUpdate(r *served, obj, old runtime.Object) field.ErrorList {
+	if p, ok := obj.(*corev1.Pod); ok {
+		return validatePodSpecUpdate(p, old.(*corev1.Pod))
+	}
+	return nil
+}

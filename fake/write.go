@@ -1,0 +1,273 @@
+package fake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// optionsVersion is the group/version whose conversions decode metav1's write options from a
+// query (metav1.AddToGroupVersion registers them in every version of client-go's scheme).
+var optionsVersion = schema.GroupVersion{Version: "v1"}
+
+// readBody reads a request body up to the apiserver's limit.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the body: %v", err))
+	}
+	if len(b) > maxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", maxBodyBytes))
+	}
+	return b, nil
+}
+
+// defaultFieldManager is the manager of a write that names none: the User-Agent up to its first
+// "/", printable characters only, at most 128 bytes (the apiserver's prefixFromUserAgent).
+func defaultFieldManager(userAgent string) string {
+	m := strings.Split(userAgent, "/")[0]
+	var b strings.Builder
+	for _, r := range m {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		}
+	}
+	out := b.String()
+	if len(out) > 128 {
+		out = out[:128]
+	}
+	return out
+}
+
+// dryRun reports whether the options ask for a dry run (validated to be "All" by then).
+func dryRun(values []string) bool { return len(values) > 0 }
+
+// strictness applies fieldValidation to a body's unknown or duplicate fields: Strict fails the
+// request with the apiserver's 400; Warn (the default) returns them as warnings; Ignore drops them.
+func strictness(fieldValidation string, unknown []string) ([]string, error) {
+	if len(unknown) == 0 {
+		return nil, nil
+	}
+	switch fieldValidation {
+	case metav1.FieldValidationIgnore:
+		return nil, nil
+	case metav1.FieldValidationStrict:
+		return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(unknown, ", "))
+	default:
+		return unknown, nil
+	}
+}
+
+// current returns the stored object of a resource, or nil when there is none.
+func current(ctx context.Context, r *served, namespace, name string) ([]byte, error) {
+	b, _, err := r.cache.Get(ctx, namespace, name, "0")
+	var nf *watchcache.NotFoundError
+	if errors.As(err, &nf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internalError("read %s %s/%s: %v", r.gvr.Resource, namespace, name, err)
+	}
+	return b, nil
+}
+
+// commitLocked stores one change of an object as one event at the next resourceVersion, which it
+// writes into the object's metadata first. The caller holds s.mu.
+func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.Object) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, internalError("%s: %v", r.gvk.Kind, err)
+	}
+	rv := s.rv.Load() + 1
+	m.SetResourceVersion(rvString(rv))
+	b, err := encode(r.resourceType, obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.cache.Apply(watchcache.Event{Type: typ, Object: b, ResourceVersion: rv}); err != nil {
+		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
+	}
+	s.rv.Store(rv)
+	return b, nil
+}
+
+// admitNamespaceLocked is the apiserver's NamespaceLifecycle admission for a create in namespace
+// ns: the namespace must exist (404 for the namespace) and must not be terminating (403 with the
+// cause NamespaceTerminating). The caller holds s.mu.
+func (s *Server) admitNamespaceLocked(ctx context.Context, r *served, ns, name string) error {
+	if !r.namespaced || ns == "" {
+		return nil
+	}
+	nsr := s.byGR[schema.GroupResource{Resource: "namespaces"}]
+	b, err := current(ctx, nsr, "", ns)
+	if err != nil {
+		return err
+	}
+	if b == nil {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, ns)
+	}
+	var n corev1.Namespace
+	if err := jsonUnmarshal(b, &n); err != nil {
+		return internalError("namespace %s: %v", ns, err)
+	}
+	if n.DeletionTimestamp != nil || n.Status.Phase == corev1.NamespaceTerminating {
+		err := apierrors.NewForbidden(r.gvr.GroupResource(), name,
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type:    corev1.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", ns),
+			Field:   "metadata.namespace",
+		})
+		return err
+	}
+	return nil
+}
+
+// validate runs the user's validation hook.
+func (s *Server) validate(op Operation, r *served, obj, old runtime.Object, name string) error {
+	var errs field.ErrorList
+	if s.opts.Validate != nil {
+		errs = s.opts.Validate(op, r.gvr, obj, old)
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(r.gvk.GroupKind(), name, errs)
+	}
+	return nil
+}
+
+// create serves POST on a collection.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
+	if !t.res.hasVerb("create") {
+		writeError(w, methodNotSupported(t, r.Method))
+		return
+	}
+	var opts metav1.CreateOptions
+	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1validation.ValidateCreateOptions(&opts); len(errs) > 0 {
+		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
+		return
+	}
+	body, err := readBody(r)
+	if err == nil {
+		body, err = bodyJSON(r, body)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, warnings, err := s.createObject(r.Context(), t, body, opts, defaultFieldManager(r.UserAgent()))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, warnings)
+	writeBody(w, http.StatusCreated, obj)
+}
+
+// createObject decodes, admits, validates and stores a new object, returning its JSON as stored
+// (or as it would be, for a dry run) and the warnings for the client.
+func (s *Server) createObject(ctx context.Context, t target, body []byte, opts metav1.CreateOptions, defaultManager string) ([]byte, []string, error) {
+	r := t.res
+	d, err := decodeBody(r.resourceType, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings, err := strictness(opts.FieldValidation, d.unknown)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := meta.Accessor(d.obj)
+	if err != nil {
+		return nil, nil, internalError("%s: %v", r.gvk.Kind, err)
+	}
+	if err := matchNamespace(r, t.namespace, m); err != nil {
+		return nil, nil, err
+	}
+	if m.GetResourceVersion() != "" {
+		return nil, nil, internalError("resourceVersion should not be set on objects to be created")
+	}
+	s.fillSystemFields(m)
+	prepareCreate(r.resourceType, d.obj, m)
+	manager := opts.FieldManager
+	if manager == "" {
+		manager = defaultManager
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.createLocked(ctx, r, d.obj, m, dryRun(opts.DryRun), manager)
+	return b, warnings, err
+}
+
+// createLocked admits, names, validates and stores a new object whose system fields are set and
+// whose strategy ran. The caller holds s.mu.
+func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
+	if err := s.admitNamespaceLocked(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
+		return nil, err
+	}
+	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	for attempt := 0; ; attempt++ {
+		if generated {
+			m.SetName(generateName(m.GetGenerateName()))
+		}
+		if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
+			return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
+		}
+		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
+		if err != nil {
+			return nil, err
+		}
+		if cur == nil {
+			break
+		}
+		if !generated || attempt+1 >= generateNameAttempts {
+			return nil, apierrors.NewAlreadyExists(r.gvr.GroupResource(), m.GetName())
+		}
+	}
+	if err := s.validate(Create, r, obj, nil, m.GetName()); err != nil {
+		return nil, err
+	}
+	if err := s.trackCreate(r, obj, manager); err != nil {
+		return nil, err
+	}
+	if dry {
+		return encode(r.resourceType, obj)
+	}
+	return s.commitLocked(r, watchcache.Added, obj)
+}
+
+// matchNamespace is the apiserver's EnsureObjectNamespaceMatchesRequestNamespace: an object
+// without a namespace gets the request's, a cluster-scoped one none, and a different one is 400.
+func matchNamespace(r *served, requestNamespace string, m metav1Object) error {
+	if !r.namespaced {
+		requestNamespace = ""
+	}
+	switch ns := m.GetNamespace(); {
+	case ns == requestNamespace:
+	case ns == "":
+		m.SetNamespace(requestNamespace)
+	case requestNamespace == "":
+		m.SetNamespace("")
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
