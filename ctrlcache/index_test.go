@@ -47,7 +47,9 @@ func TestIndexJSONPath(t *testing.T) {
 		{"=", fields.OneTermEqualSelector("first.image", want), func(p *corev1.Pod) bool { return p.Spec.Containers[0].Image == want }},
 		{"!=", fields.OneTermNotEqualSelector("first.image", want), func(p *corev1.Pod) bool { return p.Spec.Containers[0].Image != want }},
 		{"with a built-in field", fields.AndSelectors(fields.OneTermEqualSelector("first.image", want), fields.OneTermNotEqualSelector("status.phase", "Running")),
-			func(p *corev1.Pod) bool { return p.Spec.Containers[0].Image == want && p.Status.Phase != corev1.PodRunning }},
+			func(p *corev1.Pod) bool {
+				return p.Spec.Containers[0].Image == want && p.Status.Phase != corev1.PodRunning
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := pagedKeys(5, client.MatchingFieldsSelector{Selector: tc.sel})(ctx, t, c)
