@@ -1,12 +1,14 @@
 package patch
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +34,7 @@ type recorded struct {
 	Patch       string          `json:"patch"`
 	Current     json.RawMessage `json:"current"`
 	Code        int             `json:"code"`
+	Warnings    []string        `json:"warnings"` // raw Warning header values
 	Response    json.RawMessage `json:"response"`
 }
 
@@ -86,6 +89,19 @@ func (r recorded) request() Request {
 		req.FieldManager = ManagerFromUserAgent(r.UserAgent)
 	}
 	return req
+}
+
+// warnings returns the texts of the recorded Warning headers (RFC 7234 form: 299 - "text").
+func (r recorded) warnings(t *testing.T) []string {
+	var out []string
+	for _, h := range r.Warnings {
+		text, err := strconv.Unquote(strings.TrimPrefix(h, "299 - "))
+		if err != nil {
+			t.Fatalf("warning header %q: %v", h, err)
+		}
+		out = append(out, text)
+	}
+	return out
 }
 
 func (r recorded) current() []byte {
@@ -224,12 +240,16 @@ func TestOracle(t *testing.T) {
 	for _, r := range loadRecorded(t) {
 		t.Run(r.Name, func(t *testing.T) {
 			var out []byte
+			var warnings []string
 			var err error
 			switch r.Verb {
 			case "create", "update":
-				out, err = p.Update(r.current(), r.body(t), r.gvk(), "", ManagerFromUserAgent(r.UserAgent))
+				out, err = p.Update(r.current(), r.body(t), r.gvk(), r.Subresource, ManagerFromUserAgent(r.UserAgent))
 			default:
-				out, err = p.Patch(r.current(), r.request())
+				out, warnings, err = p.PatchWithWarnings(r.current(), r.request())
+				if want := r.warnings(t); !reflect.DeepEqual(warnings, want) {
+					t.Errorf("warnings = %q, the apiserver sent %q", warnings, want)
+				}
 			}
 			if check, ok := callerOwned[r.Name]; ok {
 				if err != nil {
@@ -291,6 +311,11 @@ func normaliseDetails(d *metav1.StatusDetails) *metav1.StatusDetails {
 	if len(c.Causes) == 0 {
 		c.Causes = nil
 	}
+	// The apiserver lists apply conflicts in map order, which varies from run to run.
+	c.Causes = slices.Clone(c.Causes)
+	slices.SortFunc(c.Causes, func(a, b metav1.StatusCause) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Message, b.Message))
+	})
 	return &c
 }
 
