@@ -229,14 +229,11 @@ func (p *Patcher) kindOf(gvk schema.GroupVersionKind) (kind, error) {
 		return kind{}, apierrors.NewBadRequest(fmt.Sprintf("patch: incomplete kind %q", gvk.String()))
 	}
 	if p.scheme.Recognizes(gvk) {
-		return kind{gvk: gvk, typed: true, new: func() runtime.Object {
-			o, err := p.scheme.New(gvk)
-			if err != nil {
-				// Recognizes said yes; New cannot fail for a registered kind.
-				panic(fmt.Sprintf("patch: scheme recognises %v but cannot create it: %v", gvk, err))
-			}
-			return o
-		}}, nil
+		proto, err := p.scheme.New(gvk)
+		if err != nil {
+			return kind{}, internalError(fmt.Errorf("patch: creating a %v: %w", gvk, err))
+		}
+		return kind{gvk: gvk, typed: true, new: proto.DeepCopyObject}, nil
 	}
 	return kind{gvk: gvk, new: func() runtime.Object { return &unstructured.Unstructured{Object: map[string]any{}} }}, nil
 }
