@@ -267,6 +267,11 @@ func TestOracle(t *testing.T) {
 			}
 			if r.current() != nil {
 				out = simulateStrategy(t, r, out)
+				if unwritten(t, r) && !sameJSON(t, out, r.current()) {
+					// The caller finds a no-op by comparing with the stored object, so even the
+					// managedFields timestamps must stay as they were.
+					t.Errorf("the apiserver wrote nothing, but the result differs from the stored object\ngot    %s\nstored %s", out, r.current())
+				}
 			}
 			want := r.Response
 			if paths, ok := defaulted[r.Name]; ok {
@@ -361,6 +366,33 @@ func simulateStrategy(t *testing.T, r recorded, out []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// unwritten reports whether the apiserver answered the stored object without writing it.
+func unwritten(t *testing.T, r recorded) bool {
+	var before, after struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(r.current(), &before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(r.Response, &after); err != nil {
+		t.Fatal(err)
+	}
+	return before.Metadata.ResourceVersion == after.Metadata.ResourceVersion
+}
+
+func sameJSON(t *testing.T, a, b []byte) bool {
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func compareObject(t *testing.T, out, response []byte) {
