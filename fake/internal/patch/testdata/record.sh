@@ -126,6 +126,8 @@ record cm-apply-unknown-field $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nki
 record cm-apply-wrong-type $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  a: [1]\n' fieldManager=alice
 record cm-apply-create-uid $CM $NS/configmaps/cm4 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm4\n  uid: 00000000-0000-0000-0000-000000000001\n' fieldManager=alice
 record cm-apply-force-conflict-noop $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  b: "2"\n' fieldManager=alice\&force=true
+record cm-apply-own-create $CM $NS/configmaps/cm5 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm5\ndata:\n  a: "1"\n  b: "2"\n' fieldManager=alice
+record cm-apply-own-drop $CM $NS/configmaps/cm5 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm5\ndata:\n  a: "1"\n' fieldManager=alice
 update cm-update $CM $NS/configmaps/cm2 "$(get $NS/configmaps/cm2 | cut -f2- | jq -c '.data.b="22" | .data.new="n" | del(.metadata.managedFields)')"
 
 record cm-json-strict-unknown-op-field $CM $NS/configmaps/cm1 "" $JP '[{"op":"add","path":"/data/x","value":"1","bogus":1}]' fieldValidation=Strict
@@ -170,6 +172,9 @@ record dep-apply-create-minimal $DEP $APPS/deployments/d3 "" $AP $'apiVersion: a
 record dep-apply-duplicate-key $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c1\n        image: a\n      - name: c1\n        image: b\n' fieldManager=ssa-dup
 record dep-apply-status-missing $DEP $APPS/deployments/nosuch status $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nosuch\nstatus:\n  replicas: 1\n' fieldManager=ssa-status
 update dep-update-status $DEP $D "$(get $D | cut -f2- | jq -c '.status.observedGeneration=99 | .spec.replicas=42 | del(.metadata.managedFields)')" status
+record dep-apply-env-a $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c2\n        env:\n        - name: FROM_A\n          value: a\n' fieldManager=env-a
+record dep-apply-env-b $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c2\n        env:\n        - name: FROM_B\n          value: b\n' fieldManager=env-b
+record dep-apply-env-a-drop $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c2\n' fieldManager=env-a
 record dep-json-uid $DEP $D "" $JP '[{"op":"replace","path":"/metadata/uid","value":"00000000-0000-0000-0000-000000000002"}]'
 record dep-json-name $DEP $D "" $JP '[{"op":"replace","path":"/metadata/name","value":"d9"}]'
 record dep-json-noop $DEP $D "" $JP '[{"op":"test","path":"/metadata/name","value":"d1"}]'
@@ -184,6 +189,7 @@ record pod-smp-immutable $POD $P "" $SMP '{"spec":{"containers":[{"name":"c1","w
 record pod-merge-labels $POD $P "" $MP '{"metadata":{"labels":{"a":"b"},"annotations":{"k":"v"}}}' fieldManager=labeler
 record pod-json-add-label $POD $P "" $JP '[{"op":"add","path":"/metadata/labels/c","value":"d"}]'
 record pod-apply-labels $POD $P "" $AP $'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  labels:\n    a: z\n' fieldManager=ssa-pod
+record pod-apply-annotations $POD $P "" $AP $'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  annotations:\n    ssa: "yes"\n' fieldManager=ssa-pod
 record pod-apply-status $POD $P status $AP $'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\nstatus:\n  conditions:\n  - type: Ready\n    status: "False"\n    reason: Oracle\n' fieldManager=kubelet-ish
 record pod-smp-status $POD $P status $SMP '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Patched"}]}}' fieldManager=kubelet-ish
 
