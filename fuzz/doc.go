@@ -45,8 +45,8 @@
 //     drawn only when bit 2 of the first byte is set, so inputs written before keys existed
 //     decode as they did (the keyed-* corpus entries set it).
 //
-//   - TestRegression*: minimal reproductions of the core bugs these tests found (all fixed), kept
-//     with the corpus entries named known-* so that they stay fixed.
+//   - TestRegression*: minimal reproductions of bugs of the core, kept with the corpus entries
+//     named known-*, so that a cache with one of them fails.
 //
 // The seed corpora under testdata/fuzz/<FuzzName> run with every `go test`. To fuzz one target
 // longer:
