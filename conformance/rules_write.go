@@ -232,7 +232,13 @@ func writeRules() []writeRule {
 		}},
 		{"W1.6/create in a terminating namespace is 403", func(w *writeEnv) {
 			// observed-writes.md: delete / delete namespace, delete / create in terminating namespace.
-			w.createCM("keep")
+			// The content has a finalizer, so that the namespace stays Terminating also where a
+			// namespace controller runs.
+			keep := w.cm("keep", nil)
+			keep.Finalizers = []string{"example.com/keep"}
+			if _, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(w.ctx, keep, metav1.CreateOptions{}); err != nil {
+				w.t.Fatalf("create: %v", err)
+			}
 			if err := w.cs.CoreV1().Namespaces().Delete(w.ctx, w.ns, metav1.DeleteOptions{}); err != nil {
 				w.t.Fatalf("delete namespace: %v", err)
 			}
@@ -614,6 +620,26 @@ func writeRules() []writeRule {
 			if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "creator" || cm.ManagedFields[0].Operation != metav1.ManagedFieldsOperationUpdate {
 				w.t.Errorf("managedFields %+v, want one Update entry of manager creator", cm.ManagedFields)
 			}
+		}},
+		{"W6.1/a deleted namespace goes once its content has gone", func(w *writeEnv) {
+			// With a namespace controller (the fake's, or kube-controller-manager's).
+			w.createCM("a")
+			if err := w.cs.CoreV1().Namespaces().Delete(w.ctx, w.ns, metav1.DeleteOptions{}); err != nil {
+				w.t.Fatalf("delete namespace: %v", err)
+			}
+			deadline := time.Now().Add(patience)
+			for {
+				_, err := w.cs.CoreV1().Namespaces().Get(w.ctx, w.ns, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					break
+				}
+				if time.Now().After(deadline) {
+					w.t.Fatalf("namespace still there after %v: %v", patience, err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_, err := w.cs.CoreV1().ConfigMaps(w.ns).Get(w.ctx, "a", metav1.GetOptions{})
+			w.wantStatus(err, 404, metav1.StatusReasonNotFound, `configmaps "a" not found`)
 		}},
 	}
 }

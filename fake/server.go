@@ -46,6 +46,11 @@ type Options struct {
 	WindowEvents     int
 	WaitTimeout      time.Duration
 	BookmarkInterval time.Duration
+	// NoNamespaceController turns off the namespace controller: a deleted namespace then stays
+	// Terminating, with its content, as in envtest (a kube-apiserver without
+	// kube-controller-manager). With it, the fake deletes the namespace's content and then the
+	// namespace, as a cluster does.
+	NoNamespaceController bool
 	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
 	// kube-system, kube-public, kube-node-lease).
 	NoDefaultNamespaces bool
@@ -82,6 +87,10 @@ type Server struct {
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher
+
+	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
+	done        chan struct{}
+	controllers sync.WaitGroup
 
 	ln     net.Listener
 	http   *http.Server
@@ -149,6 +158,7 @@ func newServer(opts Options) (*Server, error) {
 		res:   make(map[string]*served, len(reg.types)),
 		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
 		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
+		done:  make(chan struct{}),
 	}
 	if s.fields, err = patch.New(scheme.Scheme); err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
@@ -265,6 +275,8 @@ func (s *Server) Resources() []schema.GroupVersionResource {
 // for nothing else.
 func (s *Server) Close() {
 	s.closed.Do(func() {
+		close(s.done)
+		s.controllers.Wait()
 		s.stopCaches()
 		if s.http != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -10,10 +10,6 @@ import (
 
 // Defaults of the watch path.
 const (
-	// DefaultWatchBuffer is each watcher's queue of live events (rule 5.9 sizes the apiserver's between
-	// 10 and 1000; 100 is its size for resources without a trigger). A watcher whose queue is full is
-	// closed rather than allowed to slow Apply (rule 5.10); it re-watches from the last RV it received.
-	DefaultWatchBuffer = 100
 	// DefaultBookmarkInterval is how often a watcher that allows bookmarks gets one (rule 5.7:
 	// defaultBookmarkFrequency = 1 min), or 2 s before its deadline if that comes first.
 	DefaultBookmarkInterval = time.Minute
@@ -109,7 +105,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 		pub:       w,
 		c:         c,
 		ctx:       ctx,
-		in:        make(chan wevent, c.opts.WatchBuffer),
+		in:        newEventQueue(),
 		out:       w.out,
 		prefix:    q.prefix,
 		only:      singleKey(q.prefix, c.opts.Resource.Namespaced, q.fields),
@@ -121,7 +117,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
-// wevent is a queued live event: compact, because each watcher's queue holds up to WatchBuffer of them.
+// wevent is a queued live event: compact, because a watcher's queue may hold thousands of them.
 type wevent struct {
 	typ EventType
 	obj []byte
@@ -132,7 +128,7 @@ type wevent struct {
 type watcher struct {
 	c      *Cache
 	ctx    context.Context
-	in     chan wevent // live events, written by the dispatcher under Cache.mu
+	in     *eventQueue // live events, pushed by the dispatcher under Cache.mu
 	out    chan WatchEvent
 	prefix string
 	// only, when set, is the single key the watch reads (singleKey): its initial events walk just
@@ -268,12 +264,8 @@ func (w *watcher) live() {
 		select {
 		case <-w.ctx.Done():
 			return
-		case ev, ok := <-w.in:
-			if !ok {
-				w.ended = w.reason // written before in closed
-				return
-			}
-			if !w.forward(ev) {
+		case <-w.in.ready:
+			if !w.drain() {
 				return
 			}
 		case <-tick:
@@ -283,6 +275,21 @@ func (w *watcher) live() {
 			t.Reset(w.bookmarkDelay())
 		}
 	}
+}
+
+// drain forwards every queued event; false when the watch ended (the queue closed and empty, or
+// the client gone).
+func (w *watcher) drain() bool {
+	evs, open := w.in.take()
+	for _, ev := range evs {
+		if !w.forward(ev) {
+			return false
+		}
+	}
+	if !open {
+		w.ended = w.reason // written before the queue closed
+	}
+	return open
 }
 
 // forward sends a queued event unless it is not newer than what the stream already carried (the
@@ -299,15 +306,8 @@ func (w *watcher) forward(ev wevent) bool {
 // reading queuedRV is drained, every event up to that RV has been sent (rule 5.7).
 func (w *watcher) bookmark() bool {
 	rv := w.c.queuedRV.Load()
-	for n := len(w.in); n > 0; n-- {
-		ev, ok := <-w.in
-		if !ok {
-			w.ended = w.reason // written before in closed
-			return false
-		}
-		if !w.forward(ev) {
-			return false
-		}
+	if !w.drain() {
+		return false
 	}
 	if rv < w.sinceRV {
 		return true // a watch from a future RV gets no bookmark before the cache reaches it
@@ -333,6 +333,7 @@ func (w *watcher) send(ev WatchEvent) bool {
 		if ev.Type != Error {
 			w.lastRV = max(w.lastRV, ev.ResourceVersion)
 		}
+		w.in.progressed()
 		return true
 	case <-w.ctx.Done():
 		return false

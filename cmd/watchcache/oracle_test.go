@@ -90,7 +90,9 @@ func (k *kas) create(t *testing.T, path string, obj map[string]any) {
 // discovery and etcd keys. Run with WATCHCACHE_ORACLE_ENV=$ORACLE_WORK/run/env.
 func TestOracleEtcd(t *testing.T) {
 	env := oracleEnv(t)
-	k := &kas{url: env["KAS_URL"], token: env["TOKEN"], c: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	defer transport.CloseIdleConnections()
+	k := &kas{url: env["KAS_URL"], token: env["TOKEN"], c: &http.Client{Transport: transport}}
 	ns := fmt.Sprintf("e2e-%d", time.Now().Unix()%100000)
 	k.create(t, "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": ns}})
 	for i := range 3 {
@@ -127,7 +129,7 @@ func TestOracleEtcd(t *testing.T) {
 	for _, path := range []string{
 		"/api/v1/pods", "/api/v1/namespaces/" + ns + "/pods", "/api/v1/configmaps", "/api/v1/events",
 		"/apis/apps/v1/deployments", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/serviceaccounts",
-		"/apis/rbac.authorization.k8s.io/v1/clusterroles", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+		"/apis/rbac.authorization.k8s.io/v1/clusterroles", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "/apis/apiregistration.k8s.io/v1/apiservices",
 		"/api/v1/pods?fieldSelector=spec.nodeName%3D" + ns + "-node-1", "/api/v1/events?fieldSelector=involvedObject.name%3Dpod-1",
 	} {
 		t.Run("list "+path, func(t *testing.T) {

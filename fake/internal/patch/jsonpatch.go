@@ -11,20 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/watchcache/watchcache/fake/internal/patch/internal/handlers"
 )
 
 // maxJSONPatchOperations is the apiserver's limit on the operations of one JSON patch; past it the
 // answer is 413.
 const maxJSONPatchOperations = 10000
-
-// jsonPatchOp is the shape of one RFC 6902 operation, used only to find unknown or duplicate
-// fields under fieldValidation=Strict.
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	From  string `json:"from"`
-	Value any    `json:"value"`
-}
 
 // jsonPatch applies an RFC 6902 JSON patch or an RFC 7386 merge patch to live, as the apiserver
 // does: on the versioned JSON of the stored object, then decoded back into the kind.
@@ -38,12 +31,8 @@ func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime
 	switch req.Type {
 	case types.JSONPatchType:
 		if fc.strict {
-			var ops []jsonPatchOp
-			if strictErrs, err = sigsjson.UnmarshalStrict(req.Patch, &ops); err != nil {
+			if strictErrs, err = handlers.StrictOps(req.Patch); err != nil {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-			}
-			for i, e := range strictErrs {
-				strictErrs[i] = fmt.Errorf("json patch %v", e)
 			}
 		}
 		ops, err := jsonpatch.DecodePatch(req.Patch)
@@ -97,6 +86,9 @@ func (p *Patcher) decodePatched(k kind, patchedJS []byte, fc *fieldCheck, strict
 	if err := fc.decoded(string(patchedJS), err, strictErrs); err != nil {
 		return nil, err
 	}
+	// The apiserver's decoder defaults what it decodes; the scheme defaults only if the caller
+	// registered defaulting functions (client-go's scheme has none).
+	p.scheme.Default(into)
 	into.GetObjectKind().SetGroupVersionKind(k.gvk)
 	return into, nil
 }

@@ -22,8 +22,9 @@ for f in oracle/*.json; do
 			(if .response.details then "details: `\(.response.details | tojson)`\n" else "" end)
 		else "\n" end)' "$f"
 	if [ "$(jq .code "$f")" -lt 300 ]; then
-		echo; echo '<details><summary>resulting object</summary>'; echo; echo '```json'
-		jq "$norm | .response" "$f"
+		jq -r 'if .current then "resourceVersion \(.current.metadata.resourceVersion) → \(.response.metadata.resourceVersion)\(if .current.metadata.resourceVersion == .response.metadata.resourceVersion then " (unchanged: nothing was written)" else "" end); generation \(.current.metadata.generation // "-") → \(.response.metadata.generation // "-")\n" else "" end' "$f"
+		echo '<details><summary>resulting object</summary>'; echo; echo '```json'
+		jq -c "$norm | .response" "$f"
 		echo '```'; echo; echo '</details>'
 	fi
 	echo
