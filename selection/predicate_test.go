@@ -2,7 +2,8 @@ package selection
 
 // Predicate is a label selector and a field selector applied together, as the apiserver's
 // SelectionPredicate applies them to the precomputed label and field sets of an object (rule
-// 4.9). The zero value selects everything. Immutable; safe for concurrent use.
+// 4.9), for this package's tests; the cache keeps a predicate of its own over the label sets it
+// interns. The zero value selects everything. Immutable; safe for concurrent use.
 type Predicate struct {
 	Label LabelSelector
 	Field FieldSelector
