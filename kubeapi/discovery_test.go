@@ -127,10 +127,11 @@ func TestGroupResource(t *testing.T) {
 	if m := r.status(t); r.code != 404 || m["message"] != `widgets.example.com "nope" not found` {
 		t.Errorf("404: %s", r.body)
 	}
-	// Default printer: NAME, AGE.
+	// The apiserver's default table convertor: Name, Created At (the zero time when unset).
 	r = do(t, "GET", srv.URL+"/apis/example.com/v1/widgets", "Accept", kubectlAccept)
 	var tb tableResponse
-	if err := json.Unmarshal(r.body, &tb); err != nil || len(tb.ColumnDefinitions) != 2 || len(tb.Rows) != 2 || tb.Rows[1].Cells[1] != "<unknown>" {
+	if err := json.Unmarshal(r.body, &tb); err != nil || len(tb.ColumnDefinitions) != 2 || tb.ColumnDefinitions[1].Name != "Created At" ||
+		len(tb.Rows) != 2 || tb.Rows[0].Cells[1] != "2026-01-10T11:00:00Z" || tb.Rows[1].Cells[1] != "0001-01-01T00:00:00Z" {
 		t.Errorf("table: %v %s", err, r.body)
 	}
 }

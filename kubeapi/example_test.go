@@ -35,5 +35,5 @@ func Example() {
 	body, _ := io.ReadAll(resp.Body)
 	fmt.Print(string(body))
 	// Output:
-	// {"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"10","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTAsInN0YXJ0IjoiL2RlZmF1bHRcdTAwMDAifQ","remainingItemCount":1},"items":[{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default","resourceVersion":"5"}}]}
+	// {"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"10","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTAsInN0YXJ0IjoiL2RlZmF1bHRcdTAwMDAifQ","remainingItemCount":1},"items":[{"metadata":{"name":"default","resourceVersion":"5"}}]}
 }

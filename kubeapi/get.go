@@ -57,12 +57,15 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 	w.Header().Set("Content-Type", req.out.contentType())
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, bodyBuffer)
-	if req.out.format == formatTable {
+	switch req.out.format {
+	case formatTable:
 		t := s.newTable(req)
 		t.writeHead(bw, objectMeta(obj), true)
 		t.writeRow(bw, obj)
 		t.writeTail(bw)
-	} else {
+	case formatMeta:
+		writePartial(bw, req.out.metaVersion, obj)
+	default:
 		bw.Write(res.withKind(obj))
 	}
 	bw.WriteByte('\n')

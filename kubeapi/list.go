@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -125,6 +126,11 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 	}
 	w.Header().Set("Content-Type", req.out.contentType())
 	meta := listMeta(page.ResourceVersion, page.Continue, page.RemainingItemCount)
+	if req.out.format == formatMeta {
+		w.WriteHeader(http.StatusOK)
+		writePartialList(w, req.out.metaVersion, meta, page.Items)
+		return
+	}
 	if req.out.format == formatTable {
 		w.WriteHeader(http.StatusOK)
 		bw := bufio.NewWriterSize(w, bodyBuffer)
@@ -150,12 +156,24 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 	// The size is known before the first byte: sending it spares the chunked encoding, and the
 	// body goes out in a few large writes (writeSpliced), not one per buffer of a few KiB.
 	size := len(head) + len(tail) + max(len(page.Items)-1, 0)
-	for _, item := range page.Items {
-		size += len(item)
+	items := page.Items
+	for i, item := range page.Items {
+		rest, sliced := req.res.listItem(item)
+		if sliced {
+			size++ // the '{' written before rest
+		} else if len(rest) != len(item) {
+			// An object not stored as the apiserver encodes it: keep the copy made without its
+			// kind and apiVersion for the write below.
+			if &items[0] == &page.Items[0] {
+				items = slices.Clone(page.Items)
+			}
+			items[i] = rest
+		}
+		size += len(rest)
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(size))
 	w.WriteHeader(http.StatusOK)
-	writeSpliced(w, head, page.Items, tail)
+	writeSpliced(w, head, items, tail, req.res.listItem)
 }
 
 // largeWrite is how many bytes writeSpliced gathers before a write: a page of 500 pods (≈1–2 MB)
@@ -165,29 +183,34 @@ const largeWrite = 256 << 10
 var spliceBuffers = sync.Pool{New: func() any { b := make([]byte, 0, largeWrite); return &b }}
 
 // writeSpliced writes head, the items separated by commas, and tail, gathering them into large
-// writes; an item larger than the buffer is written as it is. A failed write means the client
-// went away: there is nothing left to tell it.
-func writeSpliced(w io.Writer, head []byte, items [][]byte, tail string) {
+// writes; an item larger than the buffer is written as it is. Each item is written as item says:
+// `{` then rest when sliced (resource.listItem), else rest. A failed write means the client went
+// away: there is nothing left to tell it.
+func writeSpliced(w io.Writer, head []byte, items [][]byte, tail string, item func([]byte) (rest []byte, sliced bool)) {
 	bp := spliceBuffers.Get().(*[]byte)
 	defer spliceBuffers.Put(bp)
 	buf := append((*bp)[:0], head...)
-	for i, item := range items {
+	for i, obj := range items {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if len(buf)+len(item) > largeWrite {
+		rest, sliced := item(obj)
+		if sliced {
+			buf = append(buf, '{')
+		}
+		if len(buf)+len(rest) > largeWrite {
 			if _, err := w.Write(buf); err != nil {
 				return
 			}
 			buf = buf[:0]
-			if len(item) > largeWrite {
-				if _, err := w.Write(item); err != nil {
+			if len(rest) > largeWrite {
+				if _, err := w.Write(rest); err != nil {
 					return
 				}
 				continue
 			}
 		}
-		buf = append(buf, item...)
+		buf = append(buf, rest...)
 	}
 	buf = append(buf, tail...)
 	_, _ = w.Write(buf)
@@ -196,7 +219,7 @@ func writeSpliced(w io.Writer, head []byte, items [][]byte, tail string) {
 
 // newTable prepares a Table writer for a request.
 func (s *Server) newTable(req *request) *table {
-	return &table{res: req.res, version: req.out.tableVersion, include: req.include, now: s.opts.Now()}
+	return &table{res: req.res, version: req.out.metaVersion, include: req.include, now: s.opts.Now()}
 }
 
 // listMeta encodes a list's metadata as the apiserver does: resourceVersion, then continue and

@@ -15,19 +15,28 @@ const (
 	formatJSON format = iota + 1
 	// formatTable is a meta.k8s.io Table (kubectl get's human-readable output).
 	formatTable
+	// formatMeta is the objects' metadata only: PartialObjectMetadata for an object or a watch
+	// event, PartialObjectMetadataList for a list (client-go's metadata client).
+	formatMeta
 )
 
 // output is the outcome of content negotiation.
 type output struct {
 	format format
-	// tableVersion is "v1" or "v1beta1" for formatTable.
-	tableVersion string
+	// metaVersion is "v1" or "v1beta1" of meta.k8s.io, for formatTable and formatMeta.
+	metaVersion string
+	// as is the kind asked for with formatMeta: "PartialObjectMetadata" or
+	// "PartialObjectMetadataList".
+	as string
 }
 
 // contentType is the Content-Type of a response in this output, as the apiserver sets it.
 func (o output) contentType() string {
-	if o.format == formatTable {
-		return "application/json;as=Table;v=" + o.tableVersion + ";g=meta.k8s.io"
+	switch o.format {
+	case formatTable:
+		return "application/json;as=Table;v=" + o.metaVersion + ";g=meta.k8s.io"
+	case formatMeta:
+		return "application/json;as=" + o.as + ";g=meta.k8s.io;v=" + o.metaVersion
 	}
 	return "application/json"
 }
@@ -74,10 +83,11 @@ func (m mediaRange) jsonType() bool {
 	return m.typ == "application/json" || m.typ == "application/*" || m.typ == "*/*"
 }
 
-// negotiate picks the representation of a resource response (list, get, watch): plain JSON, or a
-// Table when kubectl asks for one (`application/json;as=Table;v=v1;g=meta.k8s.io`). Other
-// transformations (PartialObjectMetadata) and encodings (protobuf, YAML, CBOR) are skipped, so a
-// client that lists JSON as a fallback — client-go always does — gets JSON. An empty header is JSON.
+// negotiate picks the representation of a resource response (list, get, watch): plain JSON, a
+// Table when kubectl asks for one (`application/json;as=Table;v=v1;g=meta.k8s.io`), or metadata
+// only (`application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`, also v1beta1).
+// Other encodings (protobuf, YAML, CBOR) are skipped, so a client that lists JSON as a fallback —
+// client-go always does — gets JSON. An empty header is JSON.
 func negotiate(header string) (output, bool) {
 	if strings.TrimSpace(header) == "" {
 		return output{format: formatJSON}, true
@@ -91,7 +101,10 @@ func negotiate(header string) (output, bool) {
 		case as == "" && m.params["g"] == "" && m.params["v"] == "":
 			return output{format: formatJSON}, true
 		case as == "Table" && m.params["g"] == "meta.k8s.io" && (m.params["v"] == "v1" || m.params["v"] == "v1beta1"):
-			return output{format: formatTable, tableVersion: m.params["v"]}, true
+			return output{format: formatTable, metaVersion: m.params["v"]}, true
+		case (as == "PartialObjectMetadata" || as == "PartialObjectMetadataList") && m.params["g"] == "meta.k8s.io" &&
+			(m.params["v"] == "v1" || m.params["v"] == "v1beta1"):
+			return output{format: formatMeta, metaVersion: m.params["v"], as: as}, true
 		}
 	}
 	return output{}, false

@@ -32,7 +32,8 @@ type ResourceInfo struct {
 	Categories []string
 	// Verbs are the verbs discovery advertises; nil means get, list and watch (all this server does).
 	Verbs []string
-	// Printer renders the resource as a Table for kubectl get; nil means DefaultPrinter (name, age).
+	// Printer renders the resource as a Table for kubectl get; nil means GenericPrinter (Name,
+	// Created At: the apiserver's default table convertor).
 	Printer *Printer
 }
 
@@ -73,7 +74,7 @@ func (i ResourceInfo) withDefaults() (ResourceInfo, error) {
 		i.Verbs = []string{"get", "list", "watch"}
 	}
 	if i.Printer == nil {
-		i.Printer = DefaultPrinter()
+		i.Printer = GenericPrinter()
 	}
 	i.ShortNames = append([]string(nil), i.ShortNames...)
 	i.Categories = append([]string(nil), i.Categories...)
@@ -94,7 +95,8 @@ func (i ResourceInfo) checkCache(c *watchcache.Cache) error {
 // CoreResources returns the descriptions of common core/v1 resources — pods, nodes, namespaces,
 // configmaps, secrets, services, endpoints, events, serviceaccounts, persistentvolumes,
 // persistentvolumeclaims — with their kinds, scope, short names and categories as a
-// kube-apiserver 1.37 advertises them, and Table printers for pods, nodes and namespaces.
+// kube-apiserver 1.37 advertises them, and Table printers for pods, nodes, namespaces, configmaps
+// and services.
 // The slice is new on every call.
 func CoreResources() []ResourceInfo {
 	core := func(resource, kind string, namespaced bool, short []string, categories ...string) ResourceInfo {
@@ -124,6 +126,10 @@ func CoreResources() []ResourceInfo {
 			rs[i].Printer = NodePrinter()
 		case "namespaces":
 			rs[i].Printer = NamespacePrinter()
+		case "configmaps":
+			rs[i].Printer = ConfigMapPrinter()
+		case "services":
+			rs[i].Printer = ServicePrinter()
 		}
 	}
 	return rs

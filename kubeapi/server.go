@@ -85,6 +85,8 @@ type resource struct {
 	cache *watchcache.Cache
 	gv    string // apiVersion of its objects
 	gr    schema.GroupResource
+	// typePrefix is `{"kind":"<Kind>","apiVersion":"<gv>",`, how its objects begin (typemeta.go).
+	typePrefix []byte
 }
 
 // NewServer returns a Server with no resources.
@@ -138,10 +140,11 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 		return fmt.Errorf("kubeapi: %s is already registered in %s", info.Resource, info.GroupVersion())
 	}
 	r := &resource{
-		info:  info,
-		cache: c,
-		gv:    info.GroupVersion(),
-		gr:    schema.GroupResource{Group: info.Group, Resource: info.Resource},
+		info:       info,
+		cache:      c,
+		gv:         info.GroupVersion(),
+		gr:         schema.GroupResource{Group: info.Group, Resource: info.Resource},
+		typePrefix: typePrefix(info.Kind, info.GroupVersion()),
 	}
 	gv.resources = append(gv.resources, r)
 	gv.byName[info.Resource] = r

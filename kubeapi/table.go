@@ -132,15 +132,8 @@ func (t *table) writeRow(bw *bufio.Writer, obj []byte) {
 	default:
 		// includeObject=Metadata, kubectl's default: the object's metadata as a
 		// PartialObjectMetadata (kubectl reads the namespace for `-A` from it).
-		bw.WriteString(`,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/`)
-		bw.WriteString(t.version)
-		bw.WriteString(`","metadata":`)
-		if m := gjson.GetBytes(obj, "metadata"); m.IsObject() {
-			bw.WriteString(m.Raw)
-		} else {
-			bw.WriteString("{}")
-		}
-		bw.WriteByte('}')
+		bw.WriteString(`,"object":`)
+		writePartial(bw, t.version, obj)
 	}
 	bw.WriteByte('}')
 }

@@ -68,6 +68,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 	}
 	bw := bufio.NewWriterSize(w, bodyBuffer)
 	enc := &eventEncoder{res: req.res}
+	if req.out.format == formatMeta {
+		enc.metaVersion = req.out.metaVersion
+	}
 	if req.out.format == formatTable {
 		enc.table = s.newTable(req)
 	}
@@ -110,6 +113,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 type eventEncoder struct {
 	res   *resource
 	table *table // non-nil for a Table watch: every object becomes a one-row Table
+	// metaVersion is the meta.k8s.io version of a metadata-only watch: every object becomes a
+	// PartialObjectMetadata. "" otherwise.
+	metaVersion string
 	// headersSent: the column definitions went out with the first event.
 	headersSent bool
 }
@@ -141,6 +147,8 @@ func (e *eventEncoder) write(bw *bufio.Writer, ev watchcache.WatchEvent) {
 		t.writeHead(bw, []byte(`{"resourceVersion":"`+strconv.FormatUint(ev.ResourceVersion, 10)+`"}`), headers)
 		t.writeRow(bw, obj)
 		t.writeTail(bw)
+	} else if e.metaVersion != "" {
+		writePartial(bw, e.metaVersion, obj)
 	} else {
 		bw.Write(obj)
 	}

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/watchcache/watchcache v0.0.0
+	github.com/watchcache/watchcache/source/etcd v0.0.0
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.etcd.io/etcd/server/v3 v3.7.3
 	google.golang.org/grpc v1.83.2
@@ -118,4 +119,7 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-replace github.com/watchcache/watchcache => ../
+replace (
+	github.com/watchcache/watchcache => ../
+	github.com/watchcache/watchcache/source/etcd => ../source/etcd
+)

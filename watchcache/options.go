@@ -59,7 +59,15 @@ type Options struct {
 	// IgnoreLimitForRV0 reproduces the apiserver's cache, which ignores `limit` when
 	// resourceVersion="0" (rule 2.6, kubernetes#125335). By default the limit is honoured.
 	IgnoreLimitForRV0 bool
-	// WatchBuffer is each watcher's queue of live events; 0 means DefaultWatchBuffer.
+	// WatchQueueBytes bounds the bytes of the live events queued for one watcher (objects, plus
+	// a few dozen bytes each); 0 means DefaultWatchQueueBytes. A watcher over it is closed, and
+	// its client resumes from the last resourceVersion it got (rule 5.10).
+	WatchQueueBytes int
+	// WatchStall is how long a watcher with queued events may deliver nothing before it is
+	// closed; 0 means DefaultWatchStall.
+	WatchStall time.Duration
+	// WatchBuffer, when > 0, also bounds the number of live events queued for one watcher, as
+	// the apiserver's fixed channels do (rule 5.9); 0 means no bound on the count.
 	WatchBuffer int
 	// BookmarkInterval is how often watchers that allow bookmarks get one; 0 means DefaultBookmarkInterval.
 	BookmarkInterval time.Duration
@@ -81,8 +89,14 @@ func (o Options) withDefaults() Options {
 	if o.WindowAge == 0 {
 		o.WindowAge = DefaultWindowAge
 	}
-	if o.WatchBuffer <= 0 {
-		o.WatchBuffer = DefaultWatchBuffer
+	if o.WatchQueueBytes <= 0 {
+		o.WatchQueueBytes = DefaultWatchQueueBytes
+	}
+	if o.WatchStall <= 0 {
+		o.WatchStall = DefaultWatchStall
+	}
+	if o.WatchBuffer < 0 {
+		o.WatchBuffer = 0
 	}
 	if o.BookmarkInterval <= 0 {
 		o.BookmarkInterval = DefaultBookmarkInterval

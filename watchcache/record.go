@@ -145,7 +145,7 @@ func parseRV(s string) (uint64, bool) {
 // spliceRV returns a copy of raw whose metadata.resourceVersion is rv. Every occurrence is
 // rewritten — JSON decoders keep the last of repeated keys (of metadata and of resourceVersion),
 // gjson finds the first, and both must read rv — and when the last metadata has none, the field is
-// inserted first in it. Slow path: only events whose object does not already carry their RV.
+// inserted where the apiserver's encoding of ObjectMeta has it (after name, namespace and uid). Slow path: only events whose object does not already carry their RV.
 func spliceRV(raw []byte, rv uint64) ([]byte, error) {
 	quoted := strconv.AppendQuote(nil, strconv.FormatUint(rv, 10))
 	view := unsafe.String(unsafe.SliceData(raw), len(raw))
@@ -154,20 +154,32 @@ func spliceRV(raw []byte, rv uint64) ([]byte, error) {
 	}
 	type span struct{ at, n int }
 	var rvs []span
-	lastMD := -1
+	lastMD, insertAt, last := -1, -1, false
 	hasRV := false
 	gjson.Parse(view).ForEach(func(k, md gjson.Result) bool {
 		if k.Str != "metadata" || !md.IsObject() {
 			return true
 		}
-		lastMD, hasRV = offset(md.Raw), false
+		lastMD, hasRV, insertAt = offset(md.Raw), false, -1
 		md.ForEach(func(k, v gjson.Result) bool {
-			if k.Str == "resourceVersion" {
+			switch k.Str {
+			case "resourceVersion":
 				rvs = append(rvs, span{offset(v.Raw), len(v.Raw)})
 				hasRV = true
+			case "name", "generateName", "namespace", "selfLink", "uid":
+			default:
+				if insertAt < 0 {
+					insertAt = offset(k.Raw)
+				}
 			}
 			return true
 		})
+		// Where ObjectMeta's encoding puts resourceVersion: before the first member it declares
+		// after it (all but name, generateName, namespace, selfLink and uid), else last.
+		last = insertAt < 0
+		if last {
+			insertAt = lastMD + len(md.Raw) - 1
+		}
 		return true
 	})
 	if lastMD < 0 {
@@ -176,14 +188,17 @@ func spliceRV(raw []byte, rv uint64) ([]byte, error) {
 	out := make([]byte, 0, len(raw)+len(quoted)+20)
 	pos := 0
 	if !hasRV {
-		at := lastMD + 1 // just after '{'
-		out = append(out, raw[:at]...)
-		out = append(out, `"resourceVersion":`...)
-		out = append(out, quoted...)
-		if rest := strings.TrimLeft(string(raw[at:]), " \t\r\n"); !strings.HasPrefix(rest, "}") {
+		out = append(out, raw[:insertAt]...)
+		empty := strings.TrimSpace(string(raw[lastMD+1:insertAt])) == ""
+		if last && !empty {
 			out = append(out, ',')
 		}
-		pos = at
+		out = append(out, `"resourceVersion":`...)
+		out = append(out, quoted...)
+		if !last {
+			out = append(out, ',')
+		}
+		pos = insertAt
 	}
 	for _, sp := range rvs {
 		if sp.at < pos {

@@ -2,7 +2,6 @@ package watchcache
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/watchcache/watchcache/index"
@@ -11,10 +10,6 @@ import (
 
 // Defaults of the watch path.
 const (
-	// DefaultWatchBuffer is each watcher's queue of live events (rule 5.9 sizes the apiserver's between
-	// 10 and 1000; 100 is its size for resources without a trigger). A watcher whose queue is full is
-	// closed rather than allowed to slow Apply (rule 5.10); it re-watches from the last RV it received.
-	DefaultWatchBuffer = 100
 	// DefaultBookmarkInterval is how often a watcher that allows bookmarks gets one (rule 5.7:
 	// defaultBookmarkFrequency = 1 min), or 2 s before its deadline if that comes first.
 	DefaultBookmarkInterval = time.Minute
@@ -89,19 +84,8 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The apiserver's order: selector syntax (400), option validation (422), field-label
-	// conversion (400), then the resourceVersion (400).
 	ws, err := routeWatch(o)
-	if errors.Is(err, ErrInvalidOptions) {
-		return nil, err
-	}
-	if q.unsupported != nil {
-		return nil, q.unsupported
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := c.clock.Ready(); err != nil {
+	if err := c.admit(q, err); err != nil {
 		return nil, err
 	}
 	// Fix the start of a watch without initial events now, before returning (rule 5.1; the
@@ -121,7 +105,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 		pub:       w,
 		c:         c,
 		ctx:       ctx,
-		in:        make(chan wevent, c.opts.WatchBuffer),
+		in:        newEventQueue(),
 		out:       w.out,
 		prefix:    q.prefix,
 		only:      singleKey(q.prefix, c.opts.Resource.Namespaced, q.fields),
@@ -133,7 +117,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
-// wevent is a queued live event: compact, because each watcher's queue holds up to WatchBuffer of them.
+// wevent is a queued live event: compact, because a watcher's queue may hold thousands of them.
 type wevent struct {
 	typ EventType
 	obj []byte
@@ -144,7 +128,7 @@ type wevent struct {
 type watcher struct {
 	c      *Cache
 	ctx    context.Context
-	in     chan wevent // live events, written by the dispatcher under Cache.mu
+	in     *eventQueue // live events, pushed by the dispatcher under Cache.mu
 	out    chan WatchEvent
 	prefix string
 	// only, when set, is the single key the watch reads (singleKey): its initial events walk just
@@ -239,12 +223,11 @@ func (w *watcher) run(q query, ws watchStart) {
 
 	w.lastRV = startRV
 	if initial != nil {
-		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
-		pred.use(pl)
-		cl := collector{pred: pred, rv: initial.rv, send: func(rec *record) bool {
+		cl := collector{pred: makePredicate(q.schema, c.labels.Load(), q.labels, q.fields), rv: initial.rv, send: func(rec *record) bool {
 			return w.send(WatchEvent{Type: Added, Object: rec.raw, ResourceVersion: rec.rv})
 		}}
+		cl.pred.use(pl)
 		initial.collect(pl, &cl)
 		initial.leave()
 		if cl.done {
@@ -281,12 +264,8 @@ func (w *watcher) live() {
 		select {
 		case <-w.ctx.Done():
 			return
-		case ev, ok := <-w.in:
-			if !ok {
-				w.ended = w.reason // written before in closed
-				return
-			}
-			if !w.forward(ev) {
+		case <-w.in.ready:
+			if !w.drain() {
 				return
 			}
 		case <-tick:
@@ -296,6 +275,21 @@ func (w *watcher) live() {
 			t.Reset(w.bookmarkDelay())
 		}
 	}
+}
+
+// drain forwards every queued event; false when the watch ended (the queue closed and empty, or
+// the client gone).
+func (w *watcher) drain() bool {
+	evs, open := w.in.take()
+	for _, ev := range evs {
+		if !w.forward(ev) {
+			return false
+		}
+	}
+	if !open {
+		w.ended = w.reason // written before the queue closed
+	}
+	return open
 }
 
 // forward sends a queued event unless it is not newer than what the stream already carried (the
@@ -312,15 +306,8 @@ func (w *watcher) forward(ev wevent) bool {
 // reading queuedRV is drained, every event up to that RV has been sent (rule 5.7).
 func (w *watcher) bookmark() bool {
 	rv := w.c.queuedRV.Load()
-	for n := len(w.in); n > 0; n-- {
-		ev, ok := <-w.in
-		if !ok {
-			w.ended = w.reason // written before in closed
-			return false
-		}
-		if !w.forward(ev) {
-			return false
-		}
+	if !w.drain() {
+		return false
 	}
 	if rv < w.sinceRV {
 		return true // a watch from a future RV gets no bookmark before the cache reaches it
@@ -346,6 +333,7 @@ func (w *watcher) send(ev WatchEvent) bool {
 		if ev.Type != Error {
 			w.lastRV = max(w.lastRV, ev.ResourceVersion)
 		}
+		w.in.progressed()
 		return true
 	case <-w.ctx.Done():
 		return false

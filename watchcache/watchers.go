@@ -70,14 +70,18 @@ func (s *watcherSet) remove(w *watcher) {
 
 // removeLocked unregisters w and closes its queue, recording why (Watcher.Err) when the cache ends
 // the watch; the reason is written before the queue closes, so the watcher's goroutine reads it
-// once it sees the queue closed.
-func (s *watcherSet) removeLocked(w *watcher, reason error) {
+// once it sees the queue closed. Its queued events are still delivered.
+func (s *watcherSet) removeLocked(w *watcher, reason error) { s.closeLocked(w, reason, false) }
+
+// closeLocked is removeLocked, dropping the queued events with drop (a watcher over its budget
+// resumes from its last RV; the window has them, and the memory is freed now).
+func (s *watcherSet) closeLocked(w *watcher, reason error, drop bool) {
 	if w.closed {
 		return
 	}
 	w.closed = true
 	w.reason = reason
-	close(w.in)
+	w.in.close(drop)
 	g := s.group(w)
 	if _, ok := g[w]; ok {
 		delete(g, w)
@@ -110,24 +114,25 @@ func (s *watcherSet) closeAll(reason error) {
 	}
 }
 
-// dispatch queues an applied event to every watcher it concerns. It never blocks: a watcher whose
-// queue is full is closed (rule 5.10) and re-watches from the last RV it received.
+// dispatch queues an applied event to every watcher it concerns. It never blocks: a watcher over
+// its budget (eventQueue.push: bytes, stall, Options.WatchBuffer) is closed (rule 5.10) and
+// re-watches from the last RV it received.
 func (s *watcherSet) dispatch(c *Cache, e entry) {
 	if s.n == 0 || e.ev == nil {
 		return
 	}
 	ch := e.ev
 	var exit []byte
+	now := sinceEpoch()
+	budget := queueBudget{bytes: c.opts.WatchQueueBytes, events: c.opts.WatchBuffer, stall: c.opts.WatchStall}
 	deliver := func(g map[*watcher]struct{}) {
 		for w := range g {
 			ev, ok := convert(w.pred, w.prefix, w.only, ch, e.rv, &exit)
 			if !ok {
 				continue
 			}
-			select {
-			case w.in <- ev:
-			default:
-				s.removeLocked(w, ErrWatcherBehind)
+			if !w.in.push(ev, now, budget) {
+				s.closeLocked(w, ErrWatcherBehind, true)
 			}
 		}
 	}
@@ -143,7 +148,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 		if spec.Kind == index.Field {
 			pos, _ = schema.Field(spec.Name)
 		}
-		si := stateIndex{spec: spec, pos: pos}
+		si := contentIndex{spec: spec, pos: pos}
 		nv, nok := si.value(schema, ch.cur)
 		if nok {
 			deliver(byVal[nv])

@@ -144,8 +144,10 @@ func parseList(body []byte) (listPage, error) {
 	return page, ierr
 }
 
-// itemTypeMeta is the `"apiVersion":..,"kind":..,` to write into items of a list of kind, or nil
-// when the list's kind does not name its items.
+// itemTypeMeta is the `"kind":..,"apiVersion":..` to write into items of a list of kind, or nil
+// when the list's kind does not name its items. Kind first, as the apiserver writes an object on
+// its own (a get, a watch event's object), so an item stored from a list has the bytes the same
+// object has when it arrives by watch.
 func itemTypeMeta(kind, version string) []byte {
 	item, ok := strings.CutSuffix(kind, "List")
 	if !ok || item == "" || version == "" {
@@ -153,7 +155,7 @@ func itemTypeMeta(kind, version string) []byte {
 	}
 	v, _ := json.Marshal(version) // strings always marshal
 	k, _ := json.Marshal(item)
-	return fmt.Appendf(nil, `"apiVersion":%s,"kind":%s`, v, k)
+	return fmt.Appendf(nil, `"kind":%s,"apiVersion":%s`, k, v)
 }
 
 // withTypeMeta returns a copy of item with typeMeta inserted first when it has no "kind".

@@ -19,7 +19,7 @@ func TestParseList(t *testing.T) {
 			rv:   12, cont: "tok", items: []string{`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}`}},
 		{name: "apiserver items get the list's type meta",
 			body: `{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}, { }]}`,
-			rv:   7, items: []string{`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`, `{"apiVersion":"apps/v1","kind":"Deployment"}`}},
+			rv:   7, items: []string{`{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"a"}}`, `{"kind":"Deployment","apiVersion":"apps/v1"}`}},
 		{name: "a kind without List names no items",
 			body: `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}]}`,
 			rv:   7, items: []string{`{"metadata":{"name":"a"}}`}},
