@@ -232,7 +232,13 @@ func writeRules() []writeRule {
 		}},
 		{"W1.6/create in a terminating namespace is 403", func(w *writeEnv) {
 			// observed-writes.md: delete / delete namespace, delete / create in terminating namespace.
-			w.createCM("keep")
+			// The content has a finalizer, so that the namespace stays Terminating also where a
+			// namespace controller runs.
+			keep := w.cm("keep", nil)
+			keep.Finalizers = []string{"example.com/keep"}
+			if _, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(w.ctx, keep, metav1.CreateOptions{}); err != nil {
+				w.t.Fatalf("create: %v", err)
+			}
 			if err := w.cs.CoreV1().Namespaces().Delete(w.ctx, w.ns, metav1.DeleteOptions{}); err != nil {
 				w.t.Fatalf("delete namespace: %v", err)
 			}
@@ -587,6 +593,53 @@ func writeRules() []writeRule {
 			if err != nil || cm.Data["n"] != fmt.Sprint(writers*each) {
 				w.t.Errorf("counter %v (%v), want %d", cm.Data, err, writers*each)
 			}
+		}},
+		{"W5.1/server-side apply creates, records its manager, and conflicts with another manager's fields", func(w *writeEnv) {
+			body := func(v string) []byte {
+				return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":%q}}`, v))
+			}
+			cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Patch(w.ctx, "a", types.ApplyPatchType, body("1"), metav1.PatchOptions{FieldManager: "one"})
+			if err != nil {
+				w.t.Fatalf("apply (create): %v", err)
+			}
+			if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "one" || cm.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+				w.t.Errorf("managedFields %+v, want one Apply entry of manager one", cm.ManagedFields)
+			}
+			_, err = w.cs.CoreV1().ConfigMaps(w.ns).Patch(w.ctx, "a", types.ApplyPatchType, body("2"), metav1.PatchOptions{FieldManager: "two"})
+			w.wantStatus(err, 409, metav1.StatusReasonConflict, `Apply failed with 1 conflict: conflict with "one": .data.k`)
+			cm, err = w.cs.CoreV1().ConfigMaps(w.ns).Patch(w.ctx, "a", types.ApplyPatchType, body("2"), metav1.PatchOptions{FieldManager: "two", Force: kptr.To(true)})
+			if err != nil || cm.Data["k"] != "2" {
+				w.t.Errorf("forced apply: %v %v, want data k=2", cm.Data, err)
+			}
+		}},
+		{"W5.2/an update records its manager in managedFields", func(w *writeEnv) {
+			cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(w.ctx, w.cm("m", map[string]string{"k": "v"}), metav1.CreateOptions{FieldManager: "creator"})
+			if err != nil {
+				w.t.Fatalf("create: %v", err)
+			}
+			if len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "creator" || cm.ManagedFields[0].Operation != metav1.ManagedFieldsOperationUpdate {
+				w.t.Errorf("managedFields %+v, want one Update entry of manager creator", cm.ManagedFields)
+			}
+		}},
+		{"W6.1/a deleted namespace goes once its content has gone", func(w *writeEnv) {
+			// With a namespace controller (the fake's, or kube-controller-manager's).
+			w.createCM("a")
+			if err := w.cs.CoreV1().Namespaces().Delete(w.ctx, w.ns, metav1.DeleteOptions{}); err != nil {
+				w.t.Fatalf("delete namespace: %v", err)
+			}
+			deadline := time.Now().Add(patience)
+			for {
+				_, err := w.cs.CoreV1().Namespaces().Get(w.ctx, w.ns, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					break
+				}
+				if time.Now().After(deadline) {
+					w.t.Fatalf("namespace still there after %v: %v", patience, err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_, err := w.cs.CoreV1().ConfigMaps(w.ns).Get(w.ctx, "a", metav1.GetOptions{})
+			w.wantStatus(err, 404, metav1.StatusReasonNotFound, `configmaps "a" not found`)
 		}},
 	}
 }

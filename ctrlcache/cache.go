@@ -35,6 +35,9 @@ type Config struct {
 	StripManagedFields bool
 	// PageSize is the sources' list page size; 0 means source/kube's default.
 	PageSize int64
+	// NoWatchList makes the sources start with a paged list; by default they start with a
+	// watch-list where the server serves one (kube.Options.WatchList).
+	NoWatchList bool
 	// Logger receives the sources' and informers' logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -202,6 +205,7 @@ func (c *Cache) getKind(gvk schema.GroupVersionKind, make bool) (*kind, error) {
 			Namespace:          ns,
 			StripManagedFields: c.conf.StripManagedFields,
 			PageSize:           c.conf.PageSize,
+			WatchList:          !c.conf.NoWatchList,
 			Logger:             c.log.With("gvk", gvk.String()),
 		}
 		if label != nil && !label.Empty() {
@@ -209,10 +213,6 @@ func (c *Cache) getKind(gvk schema.GroupVersionKind, make bool) (*kind, error) {
 		}
 		if field != nil && !field.Empty() {
 			fo.FieldSelector = field.String()
-		}
-		if ns != cache.AllNamespaces {
-			// The server narrows the feed; the cache's own namespace is implied by every key.
-			_ = ns
 		}
 		k.feeds[ns] = informer.NewFeed(client, fo)
 		k.namespaces = append(k.namespaces, ns)

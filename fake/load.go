@@ -2,6 +2,10 @@ package fake
 
 import (
 	"fmt"
+	"maps"
+	goruntime "runtime"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,64 +24,67 @@ func (s *Server) load() error {
 		}
 	}
 	objs = append(objs, s.opts.Objects...)
-	byRes := make(map[*served][][]byte)
+	type item struct {
+		r   *served
+		obj runtime.Object
+		rv  uint64
+	}
+	items := make([]item, 0, len(objs))
 	seen := make(map[string]bool, len(objs))
 	var rv uint64
+	first := len(objs) - len(s.opts.Objects) // index of Options.Objects[0]
 	for i, obj := range objs {
 		r, err := s.servedFor(obj)
 		if err != nil {
-			return fmt.Errorf("fake: Objects[%d]: %w", i-len(objs)+len(s.opts.Objects), err)
+			return fmt.Errorf("fake: Objects[%d]: %w", i-first, err)
 		}
-		obj = obj.DeepCopyObject()
 		m, err := meta.Accessor(obj)
 		if err != nil {
-			return fmt.Errorf("fake: Objects[%d]: %w", i, err)
+			return fmt.Errorf("fake: Objects[%d]: %w", i-first, err)
 		}
+		ns := m.GetNamespace()
 		if !r.namespaced {
-			m.SetNamespace("")
-		} else if m.GetNamespace() == "" {
-			m.SetNamespace(metav1.NamespaceDefault)
+			ns = ""
+		} else if ns == "" {
+			ns = metav1.NamespaceDefault
 		}
-		key := r.gvr.String() + "/" + m.GetNamespace() + "/" + m.GetName()
+		key := r.gvr.String() + "/" + ns + "/" + m.GetName()
 		if seen[key] {
-			if _, isNS := obj.(*corev1.Namespace); isNS && i >= len(objs)-len(s.opts.Objects) {
+			if _, isNS := obj.(*corev1.Namespace); isNS && i >= first {
 				// An Objects namespace replaces a default one of the same name.
+				for j := range items {
+					if items[j].r == r && items[j].obj.(metav1.Object).GetName() == m.GetName() {
+						items[j].obj = obj
+					}
+				}
 				continue
 			}
-			return fmt.Errorf("fake: Objects: %s %s/%s twice", r.gvr.Resource, m.GetNamespace(), m.GetName())
+			return fmt.Errorf("fake: Objects: %s %s/%s twice", r.gvr.Resource, ns, m.GetName())
 		}
 		seen[key] = true
-		if uid, ts := m.GetUID(), m.GetCreationTimestamp(); uid == "" || ts.IsZero() {
-			dt, grace := m.GetDeletionTimestamp(), m.GetDeletionGracePeriodSeconds()
-			s.fillSystemFields(m)
-			m.SetDeletionTimestamp(dt)
-			m.SetDeletionGracePeriodSeconds(grace)
-			if uid != "" {
-				m.SetUID(uid)
-			}
-			if !ts.IsZero() {
-				m.SetCreationTimestamp(ts)
-			}
-		}
-		if ns, ok := obj.(*corev1.Namespace); ok {
-			if ns.Status.Phase == "" {
-				ns.Status.Phase = corev1.NamespaceActive
-			}
-			if len(ns.Spec.Finalizers) == 0 {
-				ns.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
-			}
-			setNamespaceNameLabel(ns)
-		}
-		if r.generation && m.GetGeneration() == 0 {
-			m.SetGeneration(1)
-		}
 		rv++
-		m.SetResourceVersion(rvString(rv))
-		b, err := encode(r.resourceType, obj)
-		if err != nil {
-			return err
+		items = append(items, item{r: r, obj: obj, rv: rv})
+	}
+	// Encoding is most of the cost: it runs on every core, each object encoded from a shallow
+	// copy of its metadata, so that the caller's objects are not changed.
+	encoded := make([][]byte, len(items))
+	errs := make([]error, len(items))
+	workers := goruntime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(items); i += workers {
+				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv)
+			}
+		})
+	}
+	wg.Wait()
+	byRes := make(map[*served][][]byte)
+	for i, it := range items {
+		if errs[i] != nil {
+			return fmt.Errorf("fake: Objects: %w", errs[i])
 		}
-		byRes[r] = append(byRes[r], b)
+		byRes[it.r] = append(byRes[it.r], encoded[i])
 	}
 	// An empty store is at revision 1, as a new etcd is: a list must have a resourceVersion.
 	rv = max(rv, 1)
@@ -90,6 +97,53 @@ func (s *Server) load() error {
 	return nil
 }
 
+// encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, a uid and
+// creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
+// phase, finalizer and name label. Only the metadata (and a namespace's spec and status) is
+// copied; the caller's object is left as it was.
+func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, error) {
+	acc, ok := obj.(metav1.ObjectMetaAccessor)
+	var om *metav1.ObjectMeta
+	if ok {
+		om, ok = acc.GetObjectMeta().(*metav1.ObjectMeta)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%T has no ObjectMeta", obj)
+	}
+	saved := *om
+	defer func() { *om = saved }()
+	om.Labels = maps.Clone(om.Labels)
+	if ns, isNS := obj.(*corev1.Namespace); isNS {
+		spec, status := ns.Spec, ns.Status
+		defer func() { ns.Spec, ns.Status = spec, status }()
+		if ns.Status.Phase == "" {
+			ns.Status.Phase = corev1.NamespaceActive
+		}
+		if len(ns.Spec.Finalizers) == 0 {
+			ns.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
+		}
+		setNamespaceNameLabel(ns)
+	}
+	if !r.namespaced {
+		om.Namespace = ""
+	} else if om.Namespace == "" {
+		om.Namespace = metav1.NamespaceDefault
+	}
+	if om.UID == "" {
+		om.UID = newUID()
+	}
+	if om.CreationTimestamp.IsZero() {
+		om.CreationTimestamp = metav1.NewTime(s.opts.Now().Truncate(time.Second))
+	}
+	if r.generation && om.Generation == 0 {
+		om.Generation = 1
+	}
+	om.ResourceVersion = rvString(rv)
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	defer obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return encode(r.resourceType, obj)
+}
+
 // servedFor returns the resource of a typed object, from its kind or its Go type.
 func (s *Server) servedFor(obj runtime.Object) (*served, error) {
 	gvk := obj.GetObjectKind().GroupVersionKind()
@@ -100,10 +154,8 @@ func (s *Server) servedFor(obj runtime.Object) (*served, error) {
 		}
 		gvk = gvks[0]
 	}
-	for _, r := range s.order {
-		if r.gvk == gvk {
-			return r, nil
-		}
+	if r := s.byGVK[gvk]; r != nil {
+		return r, nil
 	}
 	return nil, fmt.Errorf("no served resource of kind %s", gvk)
 }

@@ -34,7 +34,7 @@ func generateName(base string) string {
 // and BeforeCreate): a new uid, creationTimestamp now (to the second, as it is serialized), no
 // deletion timestamp or grace period.
 func (s *Server) fillSystemFields(m metav1Object) {
-	m.SetUID(types.UID(uuid.NewUUID()))
+	m.SetUID(newUID())
 	m.SetCreationTimestamp(metav1.NewTime(s.opts.Now().Truncate(1e9)))
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
@@ -45,3 +45,6 @@ func rvString(rv uint64) string { return fmt.Sprint(rv) }
 
 // contextBackground is the context of reads the server makes for itself.
 func contextBackground() context.Context { return context.Background() }
+
+// newUID returns a new random (version 4) uid, as the apiserver gives every object.
+func newUID() types.UID { return types.UID(uuid.NewUUID()) }

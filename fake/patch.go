@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/fake/internal/patch"
 )
 
 // patchTypes are the patch media types the apiserver accepts for built-in resources.
@@ -53,12 +55,14 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	manager := opts.FieldManager
-	if manager == "" {
-		manager = defaultFieldManager(r.UserAgent())
+	if manager == "" && pt != types.ApplyYAMLPatchType {
+		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
-	req := patchRequest{
-		res: t.res.resourceType, gvk: t.res.gvk, subresource: t.subresource, typ: pt, patch: body,
-		manager: manager, force: opts.Force != nil && *opts.Force,
+	req := patch.Request{
+		GVK: t.res.gvk, Subresource: t.subresource, Type: pt, Patch: body,
+		FieldManager: manager, Force: opts.Force != nil && *opts.Force,
+		Name: t.name, Namespace: t.namespace, Resource: t.res.gvr.GroupResource(),
+		FieldValidation: opts.FieldValidation,
 	}
 	b, code, warnings, err := s.patchObject(r, t, req, opts)
 	if err != nil {
@@ -69,19 +73,8 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	writeBody(w, code, b)
 }
 
-// patchRequest is one patch for the patch engine.
-type patchRequest struct {
-	res         *resourceType
-	gvk         schema.GroupVersionKind
-	subresource string
-	typ         types.PatchType
-	patch       []byte
-	manager     string
-	force       bool
-}
-
 // patchObject applies a patch under the write lock and stores the result.
-func (s *Server) patchObject(r *http.Request, t target, req patchRequest, opts metav1.PatchOptions) ([]byte, int, []string, error) {
+func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
 	ctx := r.Context()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,10 +82,10 @@ func (s *Server) patchObject(r *http.Request, t target, req patchRequest, opts m
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if cur == nil && (req.typ != types.ApplyYAMLPatchType || t.subresource != "") {
+	if cur == nil && (req.Type != types.ApplyYAMLPatchType || t.subresource != "") {
 		return nil, 0, nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
 	}
-	patched, err := s.patcher.patch(cur, req)
+	patched, err := s.fields.Patch(cur, req)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -106,20 +99,20 @@ func (s *Server) patchObject(r *http.Request, t target, req patchRequest, opts m
 	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
-		b, err := s.createPatchedLocked(ctx, t, d.obj, dry, req.manager)
+		b, err := s.createPatchedLocked(ctx, t, d.obj, dry)
 		return b, http.StatusCreated, warnings, err
 	}
 	old, err := decodeStored(t.res.resourceType, cur)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	b, err := s.updateLocked(ctx, t, d.obj, old, cur, dry, req.manager)
+	b, err := s.updateLocked(ctx, t, d.obj, old, cur, dry, req.FieldManager, true)
 	return b, http.StatusOK, warnings, err
 }
 
 // createPatchedLocked creates the object an apply made from nothing, with the create rules.
 // The caller holds s.mu.
-func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.Object, dry bool, manager string) ([]byte, error) {
+func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, internalError("%s: %v", t.res.gvk.Kind, err)
@@ -132,5 +125,5 @@ func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.
 	}
 	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
-	return s.createLocked(ctx, t.res, obj, m, dry, manager)
+	return s.createLocked(ctx, t.res, obj, m, dry, "")
 }

@@ -15,8 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -44,6 +46,11 @@ type Options struct {
 	WindowEvents     int
 	WaitTimeout      time.Duration
 	BookmarkInterval time.Duration
+	// NoNamespaceController turns off the namespace controller: a deleted namespace then stays
+	// Terminating, with its content, as in envtest (a kube-apiserver without
+	// kube-controller-manager). With it, the fake deletes the namespace's content and then the
+	// namespace, as a cluster does.
+	NoNamespaceController bool
 	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
 	// kube-system, kube-public, kube-node-lease).
 	NoDefaultNamespaces bool
@@ -70,6 +77,7 @@ type Server struct {
 	api   *kubeapi.Server
 	res   map[string]*served // by "group/version/resource"
 	byGR  map[schema.GroupResource]*served
+	byGVK map[schema.GroupVersionKind]*served
 	order []*served
 
 	// mu serializes writes; rv is the last resourceVersion given out (read atomically by
@@ -77,7 +85,12 @@ type Server struct {
 	mu sync.Mutex
 	rv atomic.Uint64
 
-	patcher patcher
+	// fields is the patch engine: patches, apply and managedFields.
+	fields *patch.Patcher
+
+	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
+	done        chan struct{}
+	controllers sync.WaitGroup
 
 	ln     net.Listener
 	http   *http.Server
@@ -139,13 +152,16 @@ func newServer(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts: opts,
-		reg:  reg,
-		api:  kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
-		res:  make(map[string]*served, len(reg.types)),
-		byGR: make(map[schema.GroupResource]*served, len(reg.types)),
-
-		patcher: libraryPatcher{},
+		opts:  opts,
+		reg:   reg,
+		api:   kubeapi.NewServer(kubeapi.Options{Logger: opts.Logger, Now: opts.Now}),
+		res:   make(map[string]*served, len(reg.types)),
+		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
+		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
+		done:  make(chan struct{}),
+	}
+	if s.fields, err = patch.New(scheme.Scheme); err != nil {
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	for _, t := range reg.types {
 		r := &served{resourceType: t}
@@ -163,6 +179,9 @@ func newServer(opts Options) (*Server, error) {
 		}
 		s.res[t.gvr.Group+"/"+t.gvr.Version+"/"+t.gvr.Resource] = r
 		s.byGR[t.gvr.GroupResource()] = r
+		if _, dup := s.byGVK[t.gvk]; !dup {
+			s.byGVK[t.gvk] = r // a kind served twice (events, events.k8s.io) loads into the first
+		}
 		s.order = append(s.order, r)
 	}
 	if err := s.load(); err != nil {
@@ -256,6 +275,8 @@ func (s *Server) Resources() []schema.GroupVersionResource {
 // for nothing else.
 func (s *Server) Close() {
 	s.closed.Do(func() {
+		close(s.done)
+		s.controllers.Wait()
 		s.stopCaches()
 		if s.http != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

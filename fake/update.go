@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	manager := opts.FieldManager
 	if manager == "" {
-		manager = defaultFieldManager(r.UserAgent())
+		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
 	b, created, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
 	if err != nil {
@@ -115,15 +116,16 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := s.updateLocked(ctx, t, obj, old, cur, dry, manager)
+	b, err := s.updateLocked(ctx, t, obj, old, cur, dry, manager, false)
 	return b, false, err
 }
 
 // updateLocked applies the update rules to a decoded new state of an existing object and stores
 // it: resourceVersion precondition, immutable metadata, the strategy (status, generation),
 // validation, finalizers, and the deletion of an object whose last finalizer went. A no-op keeps
-// the stored object and its resourceVersion. The caller holds s.mu.
-func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string) ([]byte, error) {
+// the stored object and its resourceVersion. patched says the patch engine already recorded the
+// write in managedFields. The caller holds s.mu.
+func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
 	r := t.res
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
@@ -169,8 +171,10 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 	if err := s.validate(Update, r, obj, old, t.name); err != nil {
 		return nil, err
 	}
-	if err := s.trackUpdate(r, obj, old, t.subresource, manager); err != nil {
-		return nil, err
+	if !patched {
+		if err := s.track(r, obj, oldJSON, t.subresource, manager); err != nil {
+			return nil, err
+		}
 	}
 	b, err := encode(r.resourceType, obj)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -36,23 +36,6 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", maxBodyBytes))
 	}
 	return b, nil
-}
-
-// defaultFieldManager is the manager of a write that names none: the User-Agent up to its first
-// "/", printable characters only, at most 128 bytes (the apiserver's prefixFromUserAgent).
-func defaultFieldManager(userAgent string) string {
-	m := strings.Split(userAgent, "/")[0]
-	var b strings.Builder
-	for _, r := range m {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
-	if len(out) > 128 {
-		out = out[:128]
-	}
-	return out
 }
 
 // dryRun reports whether the options ask for a dry run (validated to be "All" by then).
@@ -174,7 +157,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
-	obj, warnings, err := s.createObject(r.Context(), t, body, opts, defaultFieldManager(r.UserAgent()))
+	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -245,8 +228,10 @@ func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object
 	if err := s.validate(Create, r, obj, nil, m.GetName()); err != nil {
 		return nil, err
 	}
-	if err := s.trackCreate(r, obj, manager); err != nil {
-		return nil, err
+	if manager != "" { // "": an apply, whose managedFields the patch engine recorded
+		if err := s.track(r, obj, nil, "", manager); err != nil {
+			return nil, err
+		}
 	}
 	if dry {
 		return encode(r.resourceType, obj)

@@ -90,6 +90,7 @@ func (f *Factory) InformerFor(obj runtime.Object) (*Informer, error) {
 		LabelSelector:      f.opts.LabelSelector,
 		FieldSelector:      f.opts.FieldSelector,
 		StripManagedFields: f.opts.StripManagedFields,
+		WatchList:          true,
 	}, Options{Decode: Typed(newObj), Name: t.String(), ResyncPeriod: f.opts.ResyncPeriod})
 	f.informers[t] = inf
 	if f.ctx != nil {

@@ -31,6 +31,9 @@ type FeedOptions struct {
 	Cache watchcache.Options
 	// PageSize is the source's list page size (kube.Options.PageSize).
 	PageSize int64
+	// WatchList starts from a watch-list instead of a paged list where the server serves one
+	// (kube.Options.WatchList), as client-go's reflector does by default since 1.35.
+	WatchList bool
 	// Logger receives the source's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -71,6 +74,7 @@ func NewFeed(client rest.Interface, opts FeedOptions) *Feed {
 		LabelSelector: opts.LabelSelector,
 		FieldSelector: opts.FieldSelector,
 		PageSize:      opts.PageSize,
+		WatchList:     opts.WatchList,
 		Logger:        opts.Logger,
 	})
 	return &Feed{cache: c, src: src, done: make(chan struct{})}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,33 +76,6 @@ func compactStrings(s []string) []string {
 // serveVersion answers /version.
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, s.opts.Version)
-}
-
-// serveHealth answers /healthz and /livez with "ok"; /readyz with "ok" once every cache is
-// ready, 500 with the reasons otherwise.
-func (s *Server) serveHealth(w http.ResponseWriter, ready bool) {
-	var problems []string
-	if ready {
-		s.mu.RLock()
-		for _, g := range s.groups {
-			for _, gv := range g.versions {
-				for _, res := range gv.resources {
-					if err := res.cache.Ready(); err != nil {
-						problems = append(problems, res.gr.String()+": "+err.Error())
-					}
-				}
-			}
-		}
-		s.mu.RUnlock()
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if len(problems) > 0 {
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte(strings.Join(problems, "\n") + "\n"))
-		return
-	}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte("ok"))
 }
 
 // serveAPIVersions answers /api.

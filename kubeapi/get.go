@@ -39,8 +39,18 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 		s.serveWatch(w, r, req)
 		return
 	}
+	r, cancel, st := s.withDeadline(r)
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	defer cancel()
 	obj, _, err := res.cache.Get(r.Context(), namespace, name, req.opts.ResourceVersion)
 	if err != nil {
+		if st, ok := timedOut(r, err); ok {
+			writeStatus(w, st)
+			return
+		}
 		writeStatus(w, apistatus.FromError(err))
 		return
 	}

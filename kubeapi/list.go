@@ -92,6 +92,12 @@ func (s *Server) serveCollection(w http.ResponseWriter, r *http.Request, res *re
 		s.serveWatch(w, r, req)
 		return
 	}
+	r, cancel, st := s.withDeadline(r)
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	defer cancel()
 	s.serveList(w, r, req)
 }
 
@@ -111,6 +117,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		SendInitialEvents:    o.SendInitialEvents,
 	})
 	if err != nil {
+		if st, ok := timedOut(r, err); ok {
+			writeStatus(w, st)
+			return
+		}
 		writeStatus(w, apistatus.FromError(err))
 		return
 	}

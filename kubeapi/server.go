@@ -34,6 +34,9 @@ type Options struct {
 	MinRequestTimeout time.Duration
 	// Now is the clock Table ages are measured against; nil means time.Now.
 	Now func() time.Time
+	// RequestTimeout bounds a list or a get (see DefaultRequestTimeout); 0 means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // DefaultVersion is the /version of a Server without Options.Version: the Kubernetes version whose
@@ -58,9 +61,10 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	mu     sync.RWMutex
-	groups []*apiGroup // registration order; the core group, if any, is among them with name ""
-	gen    uint64      // counts registrations: what openapi was made for
+	mu          sync.RWMutex
+	groups      []*apiGroup  // registration order; the core group, if any, is among them with name ""
+	readyChecks []readyCheck // AddReadyCheck's, in order
+	gen         uint64       // counts registrations: what openapi was made for
 	// openapi is the OpenAPI documents for the registrations of gen, nil until asked for.
 	openapi *openAPISet
 }
@@ -100,6 +104,9 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
 	}
 	log := opts.Logger
 	if log == nil {
@@ -236,8 +243,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.serveVersion(w, r)
 	case segs[0] == "openapi":
 		s.serveOpenAPI(w, r, segs)
-	case len(segs) == 1 && (segs[0] == "healthz" || segs[0] == "livez" || segs[0] == "readyz"):
-		s.serveHealth(w, segs[0] == "readyz")
+	case len(segs) >= 1 && (segs[0] == "healthz" || segs[0] == "livez" || segs[0] == "readyz"):
+		s.serveHealth(w, r, segs)
 	case segs[0] == "api" && len(segs) == 1:
 		s.serveAPIVersions(w, r)
 	case segs[0] == "api" && len(segs) == 2:

@@ -342,7 +342,7 @@ func (c *Cache) RegisterField(name, path string) error {
 	st.rv = c.work.rv
 	var rerr error
 	c.work.tree.Ascend(func(it item) bool {
-		rec := it.c.head.Load() // the working state's version
+		rec := it.c.head.Load() // the writer's version
 		obj, err := schema.Extract(rec.raw)
 		if err != nil {
 			rerr = err

@@ -7,7 +7,7 @@ import "sync/atomic"
 // store) and leaves the store's B-tree alone — only a creation, a deletion or a change of the label
 // set (held inline for scans) writes it, copying its path after each snapshot. A view reads the
 // version at its own RV (cell.at); so do the entries of an index whose values have many keys
-// (stateIndex.cells).
+// (contentIndex.cells).
 //
 // A version's link to the previous one is cut when the event that made it leaves the window and
 // no reader still reads a view older than that event (publisher.unlink, with a worked example

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -343,5 +344,86 @@ func TestReadsWhileWindowEvicts(t *testing.T) {
 	}
 	if len(c.pub.retired) != 0 {
 		t.Errorf("%d retired pins after every reader left", len(c.pub.retired))
+	}
+}
+
+// The worked example of the publisher's design comment, step by step: the chain of /ns/a's
+// versions, the pin of the re-list's view held by a reader, and the unlinks after it leaves.
+func TestDesignExample(t *testing.T) {
+	c := newPodCache(t, func(o *Options) { o.WindowEvents = 3; o.WindowAge = -1 })
+	if err := c.Replace([][]byte{pod("ns", "a", "n1", "", 10)}, 10); err != nil {
+		t.Fatal(err)
+	}
+	cellA := func() *cell {
+		rec, ok := c.current().st.get("/ns/a")
+		if !ok {
+			t.Fatal("no /ns/a")
+		}
+		return rec.cell
+	}
+	a := cellA()
+	chain := func() []uint64 {
+		var out []uint64
+		for r := a.head.Load(); r != nil; r = r.prev.Load() {
+			out = append(out, r.rv)
+		}
+		return out
+	}
+	window := func() []uint64 {
+		c.pub.mu.RLock()
+		defer c.pub.mu.RUnlock()
+		var out []uint64
+		for _, e := range c.pub.win.entries {
+			out = append(out, e.rv)
+		}
+		return out
+	}
+	r := c.current().st // R, in the re-list's view
+	if !r.enter() {
+		t.Fatal("R cannot enter the view at 10")
+	}
+	steps := []struct {
+		typ               EventType
+		name              string
+		rv                uint64
+		leave             bool // R leaves before the event
+		window, chain     []uint64
+		retired, unlinked int // retired pins, versions waiting to lose their link
+	}{
+		{Modified, "a", 11, false, []uint64{10, 11}, []uint64{11, 10}, 0, 0},
+		{Modified, "a", 12, false, []uint64{10, 11, 12}, []uint64{12, 11, 10}, 0, 0},
+		{Added, "b", 13, false, []uint64{11, 12, 13}, []uint64{12, 11, 10}, 1, 0},
+		{Modified, "a", 14, false, []uint64{12, 13, 14}, []uint64{14, 12, 11, 10}, 1, 1},
+		{Modified, "a", 15, true, []uint64{13, 14, 15}, []uint64{15, 14, 12}, 0, 0},
+	}
+	for _, s := range steps {
+		if s.leave {
+			r.leave()
+		}
+		mustApply(t, c, s.typ, pod("ns", s.name, "n1", "", s.rv), s.rv)
+		if got := window(); !slices.Equal(got, s.window) {
+			t.Errorf("after %d: window %v, want %v", s.rv, got, s.window)
+		}
+		if got := chain(); !slices.Equal(got, s.chain) {
+			t.Errorf("after %d: chain of /ns/a %v, want %v", s.rv, got, s.chain)
+		}
+		if len(c.pub.retired) != s.retired || len(c.pub.unlinkable) != s.unlinked {
+			t.Errorf("after %d: %d retired pins, %d versions waiting, want %d and %d", s.rv, len(c.pub.retired), len(c.pub.unlinkable), s.retired, s.unlinked)
+		}
+		if s.rv == 14 {
+			if rec, ok := r.get("/ns/a"); !ok || rec.rv != 10 {
+				t.Errorf("at 14, R reads /ns/a at %v, want 10", rec)
+			}
+			v, ok := c.viewAt(12)
+			if !ok {
+				t.Fatal("no view at 12")
+			}
+			if rec, ok := v.get("/ns/a"); !ok || rec.rv != 12 {
+				t.Errorf("at 14, the view at 12 reads /ns/a at %v, want 12", rec)
+			}
+		}
+	}
+	if r.enter() {
+		t.Error("a reader entered the evicted view at 10")
 	}
 }

@@ -160,7 +160,7 @@ func (l *changeLog) at(rv uint64) map[string]loggedChange {
 
 // collectAll returns the items of the plan's range in v that pred selects, without a limit.
 func collectAll(v view, pl plan, pred *predicate) [][]byte {
-	cl := collector{pred: pred, rv: v.at()}
+	cl := collector{pred: *pred, rv: v.at()}
 	page(v, pl, &cl)
 	return cl.items
 }

@@ -34,8 +34,7 @@ var ErrHistoryCompacted = errors.New("watchcache: history compacted")
 // form the apiserver's etcd path issues. tooOld is the 410 to return if the history is compacted too.
 func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, tooOld error) (*ListResult, error) {
 	sets := newLabelSets()
-	pred := newPredicate(q.schema, sets, q.labels, q.fields)
-	cl := collector{pred: pred, rv: rv, limit: r.limit}
+	cl := collector{pred: makePredicate(q.schema, sets, q.labels, q.fields), rv: rv, limit: r.limit}
 	var (
 		badErr  error
 		keyOnly string
@@ -66,7 +65,7 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 	res := &ListResult{Items: cl.items, ResourceVersion: rv}
 	if cl.more {
 		res.Continue = encodeContinueEtcdForm(cl.last+"\x00", q.prefix, int64(rv))
-		if pred.empty() {
+		if cl.pred.empty() {
 			n, err := c.opts.History.Count(ctx, rv, cl.last, q.prefix)
 			if err != nil {
 				if errors.Is(err, ErrHistoryCompacted) {

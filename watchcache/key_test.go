@@ -127,7 +127,7 @@ func TestKeyedEvents(t *testing.T) {
 			checkKeyedState(t, c, "", st.want)
 		})
 	}
-	// The window: Exact reads rebuild the unpublished states by undoing events (stateAt), by key.
+	// The window: Exact reads rebuild the unpublished states by undoing events (publisher.viewAt), by key.
 	for _, st := range steps {
 		rv := strconv.FormatUint(st.ev.ResourceVersion, 10)
 		t.Run("exact at "+rv, func(t *testing.T) {

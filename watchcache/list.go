@@ -33,19 +33,8 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The apiserver's order: selector syntax (400), option validation (422), field-label
-	// conversion (400), then the resourceVersion and the continue token (400).
 	r, err := routeList(o, q.prefix, c.opts.IgnoreLimitForRV0)
-	if errors.Is(err, ErrInvalidOptions) {
-		return nil, err
-	}
-	if q.unsupported != nil {
-		return nil, q.unsupported
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := c.clock.Ready(); err != nil {
+	if err := c.admit(q, err); err != nil {
 		return nil, err
 	}
 	v, rv, err := c.readView(ctx, r, q.prefix)
@@ -57,17 +46,17 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	}
 	defer v.leave()
 	pl := makePlan(v, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
-	pred := makePredicate(q.schema, c.labels.Load(), q.labels, q.fields) // on the stack: no allocation per request
-	pred.use(pl)
-	cl := collector{pred: &pred, rv: v.at(), limit: r.limit}
+	// The collector and its predicate stay on the stack: no allocation for them per request.
+	cl := collector{pred: makePredicate(q.schema, c.labels.Load(), q.labels, q.fields), rv: v.at(), limit: r.limit}
+	cl.pred.use(pl)
 	// The result slice starts small and grows: a page of 500 pointers allocated up front costs
 	// more than a 20-item indexed page itself.
-	cl.items = make([][]byte, 0, pageCap(v, pl, &pred, r.limit))
+	cl.items = make([][]byte, 0, pageCap(v, pl, &cl.pred, r.limit))
 	page(v, pl, &cl)
 	res := &ListResult{Items: cl.items, ResourceVersion: rv}
 	if cl.more {
 		res.Continue = encodeContinue(cl.last+"\x00", q.prefix, int64(rv))
-		if pred.empty() {
+		if cl.pred.empty() {
 			n := v.countAfter(q.prefix, cl.last)
 			res.RemainingItemCount = &n
 		}
@@ -106,6 +95,22 @@ func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, 
 	}
 	q.prefix = listPrefix(c.opts.Resource.Namespaced, namespace, q.fields)
 	return q, nil
+}
+
+// admit returns a request's first error in the apiserver's order: selector syntax (400, already
+// returned by prepare), option validation (422), field-label conversion (400), the rest of the
+// routing — resourceVersion, continue token (400) — then readiness (429). routeErr is what routing
+// the options returned.
+func (c *Cache) admit(q query, routeErr error) error {
+	switch {
+	case errors.Is(routeErr, ErrInvalidOptions):
+		return routeErr
+	case q.unsupported != nil:
+		return q.unsupported
+	case routeErr != nil:
+		return routeErr
+	}
+	return c.clock.Ready()
 }
 
 // readView waits as the route requires and returns the view to read, entered (the caller leaves

@@ -67,11 +67,11 @@ func newOverlay(base *snapshot, rv uint64, changes []*change, newer bool) *overl
 	return ov
 }
 
-func (ov *overlay) at() uint64                            { return ov.rv }
-func (ov *overlay) enter() bool                           { return ov.pin.enter() }
-func (ov *overlay) leave()                                { ov.pin.leave() }
-func (ov *overlay) len() int                              { return ov.base.len() }
-func (ov *overlay) findIndex(spec index.Spec) *stateIndex { return ov.base.findIndex(spec) }
+func (ov *overlay) at() uint64                              { return ov.rv }
+func (ov *overlay) enter() bool                             { return ov.pin.enter() }
+func (ov *overlay) leave()                                  { ov.pin.leave() }
+func (ov *overlay) len() int                                { return ov.base.len() }
+func (ov *overlay) findIndex(spec index.Spec) *contentIndex { return ov.base.findIndex(spec) }
 
 // find returns the position of the first overlay key ≥ key, and whether it is key.
 func (ov *overlay) find(key string) (int, bool) {

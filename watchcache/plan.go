@@ -13,7 +13,7 @@ type plan struct {
 	prefix string // list root, ends in "/": "/" or "/<namespace>/"
 	start  string // absolute key to start at (≥ prefix)
 	only   string // when set, the only key that can match (metadata.name narrowing, rule 4.6)
-	si     *stateIndex
+	si     *contentIndex
 	value  string                     // indexed value when si != nil
 	keys   index.Keys[unsafe.Pointer] // value's keys in si (one directory seek, shared by count and walk)
 	// covers says the index range itself is the whole selector of its kind (a lone `f=v` or `k=v`
@@ -52,9 +52,9 @@ func makePlan(v view, prefix, start string, namespaced bool, l selection.LabelSe
 // v, the one whose value has the fewest keys, the first of them on a tie. Each candidate costs one
 // directory seek; its count is O(1); the winner's lookup is returned for the walk. si is nil when
 // no requirement has an index.
-func servingIndex(v view, l selection.LabelSelector, f selection.FieldSelector) (si *stateIndex, value string, keys index.Keys[unsafe.Pointer]) {
+func servingIndex(v view, l selection.LabelSelector, f selection.FieldSelector) (si *contentIndex, value string, keys index.Keys[unsafe.Pointer]) {
 	best := 0
-	consider := func(c *stateIndex, val string) {
+	consider := func(c *contentIndex, val string) {
 		if c == nil {
 			return
 		}

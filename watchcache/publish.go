@@ -15,8 +15,9 @@ import (
 // between (publisher.viewAt), which costs in proportion to publishEvery/2.
 //
 // BenchmarkApply at 64, 128 and 256: 11.4–12.6, 11.4–11.8 and 11.0–11.5 µs;
-// BenchmarkExactUnpublished: 46–59, 61–83 and 84–96 µs. Publishing every event allocates 44
-// instead of 14 objects and 9.0 instead of 3.9 KB per BenchmarkApply event (bench/CORE.md).
+// BenchmarkExactUnpublished: 46–59, 61–83 and 84–96 µs. Publishing every event, which would need
+// no overlay, allocates 44 instead of 14 objects and 9.0 instead of 3.9 KB per BenchmarkApply
+// event, and costs more CPU per event in every round of an A/B (bench/CORE.md).
 const publishEvery = 128
 
 // latest is the newest snapshot and the RV a latest read at it answers with: the snapshot's own
@@ -30,10 +31,15 @@ type latest struct {
 // of views and events (window.go), the overlays of RVs nobody published, and the pins and links
 // that keep an evicted view readable while a reader is in it.
 //
-// The engine. The writer's content (writer) is a set of B-trees: the store, ordered by key, holds
-// one item per key — the key, its label set and its cell (cell.go); each cell is the head of the
-// key's chain of versions (records, newest first, linked by record.prev). An update that keeps the
-// key's label set stores the new version in the cell and writes no tree node. Publishing clones the
+// The engine. Every applied event is parsed once (selection.Schema.Extract) into a record — key,
+// RV, bytes, interned label set, selectable field values — that is never modified and is shared
+// by every view that holds it. The writer's content (writer) is a set of B-trees: the store,
+// ordered by key, holds one item per key — the key, its label set and its cell (cell.go); each
+// cell is the head of the key's chain of versions (records, newest first, linked by record.prev).
+// An update that keeps the key's label set stores the new version in the cell and writes no tree
+// node. An index whose values have many keys (a label such as app) holds cells too, and is not
+// written by an update that keeps the key's value; one whose values have a few keys
+// (spec.nodeName) holds records, which its pages read directly. Publishing clones the
 // trees in O(1) (copy-on-write: the writer's next write to a tree copies the nodes on its path),
 // and the clone, a snapshot at the writer's RV, is never written: it reads each key's version at
 // its own RV by following the cell's chain to the newest version at or before that RV (cell.at).
@@ -65,7 +71,7 @@ type latest struct {
 //	                                                          view: a@12 and a@11 lose their links
 //
 // At 14, R reads a@10 through the chain from the cell, and the view at 12 reads a@12. At 15 the
-// oldest view, at 13, reads a@12; a@11 and a@10 are garbage.
+// oldest view, at 13, reads a@12; a@11 and a@10 are garbage (TestDesignExample).
 //
 // Concurrency: commit, settle, bookmark, reset, retire, unlink and the methods whose name ends in
 // Locked are the writer's: they run under Cache.mu. head, dirty, viewAt, atOrBefore, tooOld and

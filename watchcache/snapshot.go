@@ -25,11 +25,11 @@ type content struct {
 	schema  *selection.Schema
 	tree    *btree.BTreeG[item]
 	ns      *btree.BTreeG[nsCount] // objects per namespace (namespaced resources only), for remainingItemCount
-	indexes []*stateIndex
+	indexes []*contentIndex
 }
 
 // findIndex returns the content's index for spec, if any.
-func (ct *content) findIndex(spec index.Spec) *stateIndex {
+func (ct *content) findIndex(spec index.Spec) *contentIndex {
 	for _, si := range ct.indexes {
 		if si.spec == spec {
 			return si
@@ -38,8 +38,8 @@ func (ct *content) findIndex(spec index.Spec) *stateIndex {
 	return nil
 }
 
-// stateIndex is one registered index as held by one content.
-type stateIndex struct {
+// contentIndex is one registered index as held by one content.
+type contentIndex struct {
 	spec index.Spec
 	pos  int                          // field position in schema for index.Field; -1 for index.Label
 	idx  *index.Index[unsafe.Pointer] // each entry's item is its key's *record, or its *cell (cells)
@@ -53,7 +53,7 @@ type stateIndex struct {
 }
 
 // ref is what si's entry for rec holds.
-func (si *stateIndex) ref(rec *record) unsafe.Pointer {
+func (si *contentIndex) ref(rec *record) unsafe.Pointer {
 	if si.cells {
 		return unsafe.Pointer(rec.cell)
 	}
@@ -61,7 +61,7 @@ func (si *stateIndex) ref(rec *record) unsafe.Pointer {
 }
 
 // hit returns key's entry in si, which holds p, as a walk yields it.
-func (si *stateIndex) hit(key string, p unsafe.Pointer) hit {
+func (si *contentIndex) hit(key string, p unsafe.Pointer) hit {
 	if si.cells {
 		return hit{key: key, c: (*cell)(p)}
 	}
@@ -70,7 +70,7 @@ func (si *stateIndex) hit(key string, p unsafe.Pointer) hit {
 }
 
 // value returns the indexed value of rec and whether rec is in this index at all.
-func (si *stateIndex) value(schema *selection.Schema, rec *record) (string, bool) {
+func (si *contentIndex) value(schema *selection.Schema, rec *record) (string, bool) {
 	if si.pos >= 0 {
 		return rec.fieldValue(schema, si.pos), true
 	}
@@ -97,11 +97,11 @@ type snapshot struct {
 	pin *pin
 }
 
-func (s *snapshot) at() uint64                            { return s.rv }
-func (s *snapshot) enter() bool                           { return s.pin.enter() }
-func (s *snapshot) leave()                                { s.pin.leave() }
-func (s *snapshot) len() int                              { return s.tree.Len() }
-func (s *snapshot) findIndex(spec index.Spec) *stateIndex { return s.content.findIndex(spec) }
+func (s *snapshot) at() uint64                              { return s.rv }
+func (s *snapshot) enter() bool                             { return s.pin.enter() }
+func (s *snapshot) leave()                                  { s.pin.leave() }
+func (s *snapshot) len() int                                { return s.tree.Len() }
+func (s *snapshot) findIndex(spec index.Spec) *contentIndex { return s.content.findIndex(spec) }
 
 // get returns the version of key at s's RV.
 func (s *snapshot) get(key string) (*record, bool) { return s.storeAt(key, s.rv) }

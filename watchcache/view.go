@@ -25,7 +25,7 @@ type view interface {
 	// countAfter counts the keys of prefix strictly after key.
 	countAfter(prefix, key string) int64
 	// findIndex returns the view's index for spec, if any.
-	findIndex(spec index.Spec) *stateIndex
+	findIndex(spec index.Spec) *contentIndex
 	// len is the number of keys of the store a walk reads (a bound for a page's size).
 	len() int
 }
@@ -64,8 +64,8 @@ func (h *hit) labels(rv uint64) *labelSet {
 // by one (a watch's initial events). List, the History's lists and a watch's initial events all
 // fill one.
 type collector struct {
-	pred  *predicate
-	rv    uint64 // the RV versions are read at (the view's)
+	pred  predicate // held by value: a collector on its caller's stack keeps it there
+	rv    uint64    // the RV versions are read at (the view's)
 	limit int64
 	send  func(rec *record) bool // false: stop
 	items [][]byte
@@ -127,8 +127,18 @@ func (cl *collector) add(key string, rec *record) bool {
 
 // page fills cl from the plan's range of v. An index range that ended with the page full leaves
 // more to the keys of the list's range, as for a key scan: indexes never change answers.
+//
+// A snapshot, the common case, is called directly: a collector passed through the interface
+// escapes to the heap (escape analysis cannot see the callee), which costs a list an allocation,
+// as much as the rest of an indexed page. An overlay gets a copy, put back afterwards.
 func page(v view, pl plan, cl *collector) {
-	v.collect(pl, cl)
+	if s, ok := v.(*snapshot); ok {
+		s.collect(pl, cl)
+	} else {
+		c := *cl
+		v.collect(pl, &c)
+		*cl = c
+	}
 	if pl.si != nil && !cl.more && cl.limit > 0 && cl.n == cl.limit {
 		cl.more = v.hasKeyAfter(pl, cl.last)
 	}

@@ -2,7 +2,6 @@ package watchcache
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/watchcache/watchcache/index"
@@ -85,19 +84,8 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The apiserver's order: selector syntax (400), option validation (422), field-label
-	// conversion (400), then the resourceVersion (400).
 	ws, err := routeWatch(o)
-	if errors.Is(err, ErrInvalidOptions) {
-		return nil, err
-	}
-	if q.unsupported != nil {
-		return nil, q.unsupported
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := c.clock.Ready(); err != nil {
+	if err := c.admit(q, err); err != nil {
 		return nil, err
 	}
 	// Fix the start of a watch without initial events now, before returning (rule 5.1; the
@@ -235,12 +223,11 @@ func (w *watcher) run(q query, ws watchStart) {
 
 	w.lastRV = startRV
 	if initial != nil {
-		pred := newPredicate(q.schema, c.labels.Load(), q.labels, q.fields)
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)
-		pred.use(pl)
-		cl := collector{pred: pred, rv: initial.rv, send: func(rec *record) bool {
+		cl := collector{pred: makePredicate(q.schema, c.labels.Load(), q.labels, q.fields), rv: initial.rv, send: func(rec *record) bool {
 			return w.send(WatchEvent{Type: Added, Object: rec.raw, ResourceVersion: rec.rv})
 		}}
+		cl.pred.use(pl)
 		initial.collect(pl, &cl)
 		initial.leave()
 		if cl.done {

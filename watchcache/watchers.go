@@ -148,7 +148,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 		if spec.Kind == index.Field {
 			pos, _ = schema.Field(spec.Name)
 		}
-		si := stateIndex{spec: spec, pos: pos}
+		si := contentIndex{spec: spec, pos: pos}
 		nv, nok := si.value(schema, ch.cur)
 		if nok {
 			deliver(byVal[nv])

@@ -38,9 +38,9 @@ func (w *writer) snapshot() *snapshot {
 	if w.ns != nil {
 		out.ns = w.ns.Clone()
 	}
-	out.indexes = make([]*stateIndex, len(w.indexes))
+	out.indexes = make([]*contentIndex, len(w.indexes))
 	for i, si := range w.indexes {
-		out.indexes[i] = &stateIndex{spec: si.spec, pos: si.pos, idx: si.idx.Clone(), cells: si.cells}
+		out.indexes[i] = &contentIndex{spec: si.spec, pos: si.pos, idx: si.idx.Clone(), cells: si.cells}
 	}
 	return out
 }
@@ -118,9 +118,9 @@ func (w *writer) addNS(ns string, d int) {
 }
 
 // addIndex builds an index over the current content (O(n log n)), its entries holding cells if
-// its values have more than index.MaxSlice keys on average (stateIndex.cells).
+// its values have more than index.MaxSlice keys on average (contentIndex.cells).
 func (w *writer) addIndex(spec index.Spec, pos int) {
-	si := &stateIndex{spec: spec, pos: pos}
+	si := &contentIndex{spec: spec, pos: pos}
 	build := func() {
 		si.idx = index.New[unsafe.Pointer]()
 		w.tree.Ascend(func(it item) bool {

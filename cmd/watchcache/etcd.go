@@ -279,6 +279,44 @@ func (f *etcdFeed) logLayout(ctx context.Context) {
 	}
 }
 
+// readyChecker is implemented by sources whose server can be unreachable: /readyz then fails.
+type readyChecker interface {
+	readyChecks() []namedCheck
+}
+
+type namedCheck struct {
+	name  string
+	check func() error
+}
+
+// addReadyChecks adds the source's checks, if any, to the server's /readyz.
+func addReadyChecks(src source, srv *kubeapi.Server) error {
+	rc, ok := src.(readyChecker)
+	if !ok {
+		return nil
+	}
+	for _, c := range rc.readyChecks() {
+		if err := srv.AddReadyCheck(c.name, c.check); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readyChecks are "etcd" (etcd answers the source's probe, as the apiserver's etcd check) and, per
+// resource, "etcd/<resource>[.<group>]" (its first list completed while etcd answers).
+func (f *etcdFeed) readyChecks() []namedCheck {
+	out := []namedCheck{{"etcd", f.src.Health}}
+	for _, r := range f.resources {
+		name := r.Resource
+		if r.Group != "" {
+			name += "." + r.Group
+		}
+		out = append(out, namedCheck{"etcd/" + name, func() error { return f.src.Ready(r.Prefix) }})
+	}
+	return out
+}
+
 // Run returns when ctx ends (the source then stops) or when the source stops by itself.
 func (f *etcdFeed) Run(ctx context.Context, _ caches) error {
 	f.mu.Lock()
@@ -322,7 +360,8 @@ func (f *etcdFeed) Close() error {
 	}
 	st := f.src.Stats()
 	f.log.Info("etcd source stopped", "lists", st.Lists, "events", st.Events, "bookmarks", st.Bookmarks,
-		"reconnects", st.Reconnects, "compactions", st.Compactions, "progressRequests", st.ProgressRequests)
+		"reconnects", st.Reconnects, "compactions", st.Compactions, "progressRequests", st.ProgressRequests,
+		"lost", st.Lost, "regained", st.Regained)
 	return err
 }
 

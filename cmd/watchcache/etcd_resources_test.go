@@ -140,6 +140,17 @@ func TestServeEtcdResources(t *testing.T) {
 		if code := getJSON(t, base+"/apis/rbac.authorization.k8s.io/v1/clusterroles", nil); code != http.StatusOK {
 			t.Fatalf("clusterroles: %d", code)
 		}
+		resp, err := http.Get(base + "/readyz?verbose")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, want := range []string{"[+]etcd ok\n", "[+]etcd/deployments.apps ok\n", "[+]etcd/events ok\n", "[+]resource/deployments.apps ok\n", "readyz check passed"} {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+				t.Fatalf("readyz: %d, lacks %q:\n%s", resp.StatusCode, want, body)
+			}
+		}
 		if !strings.Contains(logs.String(), "example.com/widgets (1 keys)") {
 			t.Errorf("the log does not name the prefix it does not serve:\n%s", logs.String())
 		}

@@ -44,6 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&sf.etcdEndpoints, "etcd-endpoints", "", "comma-separated etcd URLs of a kube-apiserver (its --etcd-servers): serve the built-in resources it stores (protobuf, CBOR or JSON) instead of a generated cluster")
 	fs.StringVar(&sf.etcdPrefix, "etcd-prefix", "/registry", "the kube-apiserver's --etcd-prefix (with --etcd-endpoints)")
 	addEtcdFlags(fs, &sf.etcd)
+	requestTimeout := fs.Duration("request-timeout", kubeapi.DefaultRequestTimeout, "the longest a list or get may take, a wait for the source included, before a 504 (as the kube-apiserver's --request-timeout)")
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API from watch caches: a writable fake cluster (every built-in\nresource; create, update, patch, delete) seeded with a generated cluster, or the read path\nof what a kube-apiserver stores in etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
@@ -98,7 +99,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		handler = f
 	} else {
 		var srv *kubeapi.Server
-		cs, srv, err = build(src, log)
+		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout})
 		if err != nil {
 			return err
 		}
@@ -173,9 +174,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // build creates a cache per resource of the source and a server registering them.
-func build(src source, log *slog.Logger) (caches, *kubeapi.Server, error) {
+func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 	cs := caches{}
-	srv := kubeapi.NewServer(kubeapi.Options{Logger: log})
+	srv := kubeapi.NewServer(so)
 	for _, info := range src.Resources() {
 		opts := watchcache.Options{
 			Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
@@ -188,6 +189,9 @@ func build(src source, log *slog.Logger) (caches, *kubeapi.Server, error) {
 			return nil, nil, err
 		}
 		cs[info.Resource] = c
+	}
+	if err := addReadyChecks(src, srv); err != nil {
+		return nil, nil, err
 	}
 	return cs, srv, nil
 }

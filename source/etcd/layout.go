@@ -35,7 +35,8 @@ type Resource struct {
 // events), test/integration/etcd/data.go (ExpectedEtcdPath, ExpectedGVK), and the oracle's
 // discovery and etcd keys (reference/observed-etcd-layout.md). events.k8s.io/v1 is left out: its
 // objects are the core events, stored as v1 Event, which only the apiserver's conversion turns
-// into the other schema.
+// into the other schema. apiservices (the aggregator's, stored as JSON: its types have no protobuf
+// encoding and are not in client-go's scheme) are served as stored.
 var builtin = []Resource{
 	{"configmaps", "", "v1", "ConfigMap", "configmaps", true, []string{"cm"}, nil},
 	{"services/endpoints", "", "v1", "Endpoints", "endpoints", true, []string{"ep"}, nil},
@@ -53,10 +54,13 @@ var builtin = []Resource{
 	{"serviceaccounts", "", "v1", "ServiceAccount", "serviceaccounts", true, []string{"sa"}, nil},
 	{"services/specs", "", "v1", "Service", "services", true, []string{"svc"}, []string{"all"}},
 
+	{"mutatingadmissionpolicies", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy", "mutatingadmissionpolicies", false, nil, []string{"api-extensions"}},
+	{"mutatingadmissionpolicybindings", "admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings", false, nil, []string{"api-extensions"}},
 	{"mutatingwebhookconfigurations", "admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false, nil, []string{"api-extensions"}},
 	{"validatingadmissionpolicies", "admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy", "validatingadmissionpolicies", false, nil, []string{"api-extensions"}},
 	{"validatingadmissionpolicybindings", "admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false, nil, []string{"api-extensions"}},
 	{"validatingwebhookconfigurations", "admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false, nil, []string{"api-extensions"}},
+	{"apiregistration.k8s.io/apiservices", "apiregistration.k8s.io", "v1", "APIService", "apiservices", false, nil, []string{"api-extensions"}},
 	{"controllerrevisions", "apps", "v1", "ControllerRevision", "controllerrevisions", true, nil, nil},
 	{"daemonsets", "apps", "v1", "DaemonSet", "daemonsets", true, []string{"ds"}, []string{"all"}},
 	{"deployments", "apps", "v1", "Deployment", "deployments", true, []string{"deploy"}, []string{"all"}},

@@ -10,12 +10,13 @@ import (
 )
 
 // TestBuiltinDecodable: every built-in resource's stored kind is in client-go's scheme, so that its
-// protobuf values decode, and no prefix or plural name comes twice.
+// protobuf values decode (apiservices excepted: the aggregator stores them as JSON,
+// reference/observed-etcd-layout.md), and no prefix or plural name comes twice.
 func TestBuiltinDecodable(t *testing.T) {
 	prefixes, names := map[string]bool{}, map[string]bool{}
 	for _, r := range Builtin() {
 		gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
-		if !scheme.Scheme.Recognizes(gvk) {
+		if !scheme.Scheme.Recognizes(gvk) && r.Resource != "apiservices" {
 			t.Errorf("%s: %v not in client-go's scheme", r.Prefix, gvk)
 		}
 		gr := r.Resource + "." + r.Group

@@ -70,6 +70,11 @@ type Options struct {
 	// source runs. A protobuf value of a kind it lacks is ErrUndecodable; a CBOR one is decoded
 	// as unstructured content.
 	Scheme *runtime.Scheme
+	// HealthInterval is how often the running source checks that etcd answers (Health, Ready);
+	// 0 means DefaultHealthInterval.
+	HealthInterval time.Duration
+	// HealthTimeout bounds one check; 0 means DefaultHealthTimeout.
+	HealthTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -97,6 +102,12 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.HealthInterval <= 0 {
+		o.HealthInterval = DefaultHealthInterval
+	}
+	if o.HealthTimeout <= 0 {
+		o.HealthTimeout = DefaultHealthTimeout
+	}
 	return o
 }
 
@@ -119,16 +130,20 @@ type Stats struct {
 	Compactions uint64
 	// ProgressRequests is the number of progress notifications requested from etcd.
 	ProgressRequests uint64
+	// Lost is the number of times etcd stopped answering the source's health probe; Regained the
+	// number of times it answered again after that (Source.Health).
+	Lost, Regained uint64
 }
 
 type counters struct {
-	lists, events, bookmarks, skipped, reconnects, compactions, progressRequests atomic.Uint64
+	lists, events, bookmarks, skipped, reconnects, compactions, progressRequests, lost, regained atomic.Uint64
 }
 
 // Source feeds watch caches from etcd prefixes, one watch per prefix over one client.
 //
 // Concurrency: Add must be called before Run; Run is called once. CurrentResourceVersion,
-// WaitingFor, RequestProgress, Unreadable and Stats are safe for concurrent use at any time. The caches are
+// WaitingFor, RequestProgress, Unreadable, Health, Ready, Skips and Stats are safe for concurrent
+// use at any time. The caches are
 // written only by Run's goroutines; do not feed them from elsewhere while Run runs.
 type Source struct {
 	client *clientv3.Client
@@ -142,6 +157,7 @@ type Source struct {
 	stats       counters
 	// historySkips counts the values History's reads skipped.
 	historySkips skipLog
+	health       health
 
 	mu      sync.Mutex
 	feeds   []*feed
@@ -158,6 +174,12 @@ type feed struct {
 	rev uint64 // last etcd revision applied (event, progress or list); 0: a list is needed
 
 	skips skipLog // values skipped, by reason
+
+	// listed says a list completed; lastListErr is the last list's failure. Written by the feed's
+	// goroutine, read by Ready, under listMu.
+	listMu      sync.Mutex
+	listed      bool
+	lastListErr error
 
 	// unreadable holds the keys etcd holds and the cache does not (unreadable.go). Only the feed's
 	// goroutine writes it, under unreadableMu; other goroutines read it under unreadableMu.
@@ -245,10 +267,16 @@ func (s *Source) Run(ctx context.Context) error {
 	s.progress.start(ctx, caches)
 	defer s.progress.stop()
 	var wg sync.WaitGroup
+	hctx, stopHealth := context.WithCancel(ctx)
+	defer stopHealth()
+	var hwg sync.WaitGroup
+	hwg.Go(func() { s.runHealth(hctx) })
 	for _, f := range feeds {
 		wg.Go(func() { s.runFeed(ctx, f) })
 	}
 	wg.Wait()
+	stopHealth()
+	hwg.Wait()
 	return nil
 }
 
@@ -262,6 +290,8 @@ func (s *Source) Stats() Stats {
 		Reconnects:       s.stats.reconnects.Load(),
 		Compactions:      s.stats.compactions.Load(),
 		ProgressRequests: s.stats.progressRequests.Load(),
+		Lost:             s.stats.lost.Load(),
+		Regained:         s.stats.regained.Load(),
 	}
 }
 

@@ -30,6 +30,9 @@ func (s *Source) runFeed(ctx context.Context, f *feed) {
 	for ctx.Err() == nil {
 		if f.rev == 0 {
 			rev, err := s.list(ctx, f)
+			if ctx.Err() == nil && !errors.Is(err, errStopped) {
+				f.setListErr(err)
+			}
 			switch {
 			case ctx.Err() != nil:
 				return

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchcache/watchcache/rvclock"
 )
@@ -38,6 +40,7 @@ func (s *Source) list(ctx context.Context) (uint64, error) {
 		}
 		body, err := req.DoRaw(ctx)
 		if err != nil {
+			err = statusFromBody(body, err)
 			if cont != "" && limit > 0 && isExpired(err) {
 				s.log.Info("kube: continue token expired while paging; listing in one response", "pages", pages, "err", err)
 				limit, cont, items, rv, pages = 0, "", nil, 0, 0
@@ -168,4 +171,20 @@ func withTypeMeta(item, typeMeta []byte) []byte {
 		out = append(out, ',')
 	}
 	return append(out, rest...)
+}
+
+// statusFromBody returns the Status an error response carries, as an *apierrors.StatusError with
+// the server's reason, message and details, or err when the body is no failure Status. A
+// rest.Request's DoRaw keeps the body of a failed response but reports only its code ("the server
+// responded with the status code 410 but did not return more information"), though a kube-apiserver
+// always answers with a Status.
+func statusFromBody(body []byte, err error) error {
+	if len(body) == 0 {
+		return err
+	}
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" || st.Status != metav1.StatusFailure || st.Code == 0 {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: st}
 }

@@ -106,3 +106,30 @@ func TestTransformStripsManagedFields(t *testing.T) {
 		t.Fatal("A's objects have no managedFields: the test checks nothing")
 	}
 }
+
+// TestWatchList: with Options.WatchList the source syncs from a watch-list (no list request at
+// all), follows the same stream, and after a 410 streams the state again.
+func TestWatchList(t *testing.T) {
+	a := newUpstream(t, 120, watchcache.Options{WindowEvents: 20})
+	api, client := serve(t, a.cache)
+	api.holdLists() // a list request would wait here, and be counted
+	src, b := newDownstream(t, client, Options{WatchList: true, MinRetry: time.Millisecond, MaxRetry: 10 * time.Millisecond})
+	assertSame(t, a.cache, b)
+	a.apply(t, 15)
+	assertSame(t, a.cache, b)
+
+	api.hold()
+	api.breakAll(true)
+	waitFor(t, "B's watch to wait at the gate", func() bool { return api.waiting() == 1 })
+	a.apply(t, 100) // past A's window: the resumed watch gets 410, and B streams the state again
+	api.release()
+	waitFor(t, "B to stream the state again", func() bool { return src.Stats().Lists == 2 })
+	assertSame(t, a.cache, b)
+	if n := api.listsHeld(); n != 0 {
+		t.Fatalf("%d list requests; want none", n)
+	}
+	if st := src.Stats(); st.Expired != 1 {
+		t.Fatalf("stats %+v: want one 410", st)
+	}
+	api.releaseLists()
+}

@@ -50,6 +50,12 @@ type Options struct {
 	// Transform, when set, rewrites each listed and watched object before the cache gets it (e.g.
 	// watchcache.StripManagedFields), so the cache stores its result. It runs on Run's goroutine.
 	Transform watchcache.Transform
+	// WatchList makes the source start with a watch-list (KEP-3157: sendInitialEvents=true, the
+	// state streamed as ADDED events up to the bookmark annotated k8s.io/initial-events-end) instead
+	// of a paged list, as client-go's reflector does with the WatchListClient feature, so no list
+	// response is held in memory. A server that refuses it (400, 422, 403, 404, or a stream that
+	// ends before the bookmark) is listed instead, from then on.
+	WatchList bool
 }
 
 func (o Options) withDefaults() Options {
@@ -105,8 +111,9 @@ type Source struct {
 	mu      sync.Mutex
 	running bool
 
-	rv      uint64 // last resourceVersion applied (list, event or bookmark); 0: a list is needed
-	skipped int    // objects skipped so far, to rate-limit the warnings
+	rv          uint64 // last resourceVersion applied (list, event or bookmark); 0: a list is needed
+	noWatchList bool   // the server refused a watch-list: list instead
+	skipped     int    // objects skipped so far, to rate-limit the warnings
 }
 
 // New returns a source that feeds c from the resource opts.Resource served through client. The
@@ -137,6 +144,33 @@ func (s *Source) Run(ctx context.Context) error {
 
 	retry := backoff.New(s.opts.MinRetry, s.opts.MaxRetry)
 	for ctx.Err() == nil {
+		if s.rv == 0 && s.opts.WatchList && !s.noWatchList {
+			progressed, err := s.watchList(ctx)
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case errors.Is(err, rvclock.ErrStopped):
+				s.log.Info("kube: cache stopped; source ends")
+				return nil
+			case s.rv == 0 && watchListRefused(err):
+				s.log.Info("kube: watch-list refused; listing instead", "err", err)
+				s.noWatchList = true
+				continue
+			case s.rv == 0:
+				s.log.Warn("kube: watch-list failed; retrying", "err", err)
+				retry.Wait(ctx)
+				continue
+			}
+			if progressed {
+				retry.Reset()
+			}
+			s.log.Debug("kube: watch ended after the watch-list; watching again", "resourceVersion", s.rv, "err", err)
+			if isExpired(err) {
+				s.stats.expired.Add(1)
+				s.rv = 0
+			}
+			continue
+		}
 		if s.rv == 0 {
 			rv, err := s.list(ctx)
 			switch {

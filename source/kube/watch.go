@@ -27,21 +27,48 @@ const maxSkipWarnings = 10
 // any event arrived (to reset the backoff) and why it stopped: ErrWatchEnded when the server ended
 // the stream normally, a 410 StatusError when the history from s.rv is gone.
 func (s *Source) watch(ctx context.Context) (progressed bool, err error) {
+	return s.stream(ctx, false)
+}
+
+// watchList streams the state with a watch-list into the cache (Replace at the initial-events-end
+// bookmark), then follows the same stream as watch does. s.rv stays 0 until the bookmark.
+func (s *Source) watchList(ctx context.Context) (progressed bool, err error) {
+	return s.stream(ctx, true)
+}
+
+// watchListRefused reports a server that does not serve watch-lists: it refused the parameters, or
+// ended the stream before the initial-events-end bookmark.
+func watchListRefused(err error) bool {
+	return apierrors.IsBadRequest(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) ||
+		apierrors.IsNotFound(err) || errors.Is(err, ErrWatchEnded) || errors.Is(err, errNoInitialEnd)
+}
+
+// errNoInitialEnd: a watch-list's stream carried an event other than ADDED or the bookmark before
+// the initial-events-end bookmark, which a server that ignores sendInitialEvents would do.
+var errNoInitialEnd = errors.New("kube: watch-list without its initial-events-end bookmark")
+
+func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	timeout := s.opts.WatchTimeout + rand.N(s.opts.WatchTimeout)
-	body, err := s.request().
+	req := s.request().
 		Param("watch", "true").
-		Param("resourceVersion", strconv.FormatUint(s.rv, 10)).
 		Param("allowWatchBookmarks", "true").
-		Param("timeoutSeconds", strconv.FormatInt(max(1, int64(timeout/time.Second)), 10)).
-		Stream(ctx)
+		Param("timeoutSeconds", strconv.FormatInt(max(1, int64(timeout/time.Second)), 10))
+	if initial {
+		req = req.Param("sendInitialEvents", "true").Param("resourceVersionMatch", "NotOlderThan").Param("resourceVersion", "")
+	} else {
+		req = req.Param("resourceVersion", strconv.FormatUint(s.rv, 10))
+	}
+	body, err := req.Stream(ctx)
 	if err != nil {
 		return false, fmt.Errorf("kube: watch %s from %d: %w", s.opts.Resource, s.rv, err)
 	}
 	defer body.Close()
 	s.stats.watches.Add(1)
 	dec := json.NewDecoder(body)
+	var items [][]byte
+	start := time.Now()
 	for {
 		var raw json.RawMessage // a fresh buffer per event: the cache keeps the object, a sub-slice of it
 		if err := dec.Decode(&raw); err != nil {
@@ -51,10 +78,67 @@ func (s *Source) watch(ctx context.Context) (progressed bool, err error) {
 			return progressed, fmt.Errorf("kube: watch %s at %d: read: %w", s.opts.Resource, s.rv, err)
 		}
 		progressed = true
+		if initial {
+			done, err := s.initialEvent(raw, &items)
+			if err != nil {
+				return progressed, fmt.Errorf("kube: watch-list %s: %w", s.opts.Resource, err)
+			}
+			if done {
+				initial, items = false, nil
+				s.log.Info("kube: listed by watch-list", "resourceVersion", s.rv, "objects", s.cache.Len(), "elapsed", time.Since(start).Round(time.Millisecond))
+			}
+			continue
+		}
 		if err := s.handle(raw); err != nil {
 			return progressed, fmt.Errorf("kube: watch %s at %d: %w", s.opts.Resource, s.rv, err)
 		}
 	}
+}
+
+// initialEvent handles one event of a watch-list's initial events: ADDED objects are collected,
+// and the bookmark annotated k8s.io/initial-events-end replaces the cache's content with them at
+// its resourceVersion (done). Other bookmarks are progress only.
+func (s *Source) initialEvent(raw []byte, items *[][]byte) (done bool, err error) {
+	ev := gjson.ParseBytes(raw)
+	typ := ev.Get("type").String()
+	obj := ev.Get("object")
+	if !obj.IsObject() || obj.Index <= 0 {
+		return false, malformed("event without an object: %.120s", raw)
+	}
+	objRaw := raw[obj.Index : obj.Index+len(obj.Raw)]
+	switch watchcache.EventType(typ) {
+	case watchcache.Added:
+		if t := s.opts.Transform; t != nil {
+			objRaw = t(objRaw)
+		}
+		*items = append(*items, objRaw)
+		return false, nil
+	case watchcache.Bookmark:
+		if obj.Get(`metadata.annotations.k8s\.io/initial-events-end`).String() != "true" {
+			return false, nil
+		}
+		rvText := obj.Get("metadata.resourceVersion").String()
+		rv, err := strconv.ParseUint(rvText, 10, 64)
+		if err != nil || rv == 0 {
+			return false, malformed("initial-events-end bookmark with resourceVersion %q", rvText)
+		}
+		if held := s.cache.ResourceVersion(); rv < held {
+			return false, fmt.Errorf("watch-list at resourceVersion %d: %w (the cache is at %d)", rv, ErrListBehind, held)
+		}
+		if err := s.cache.Replace(*items, rv); err != nil {
+			return false, fmt.Errorf("replace at resourceVersion %d: %w", rv, err)
+		}
+		s.stats.lists.Add(1)
+		s.rv = rv
+		return true, nil
+	case watchcache.Error:
+		var st metav1.Status
+		if err := json.Unmarshal(objRaw, &st); err != nil {
+			return false, malformed("ERROR event: %v", err)
+		}
+		return false, &apierrors.StatusError{ErrStatus: st}
+	}
+	return false, fmt.Errorf("%w: a %s event came first", errNoInitialEnd, typ)
 }
 
 // handle applies one watch event, `{"type":...,"object":{...}}`.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -14,7 +13,7 @@ import (
 // apply merges a server-side apply configuration into live (an empty object of the kind when live
 // is nil, so apply creates) with the structured-merge field manager: ownership, conflicts (409 with
 // one cause per conflicting field) and force are the library's.
-func (p *Patcher) apply(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request) (runtime.Object, error) {
+func (p *Patcher) apply(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	cfg := &unstructured.Unstructured{Object: map[string]any{}}
 	if err := yaml.Unmarshal(req.Patch, &cfg.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
@@ -26,9 +25,12 @@ func (p *Patcher) apply(k kind, fm *managedfields.FieldManager, live runtime.Obj
 	if err != nil {
 		return nil, err
 	}
-	if req.FieldValidation == metav1.FieldValidationStrict {
+	if fc.strict {
 		if err := yaml.UnmarshalStrict(req.Patch, &map[string]any{}); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+			if fc.fail {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+			}
+			fc.warnings = append(fc.warnings, err.Error())
 		}
 	}
 	return out, nil

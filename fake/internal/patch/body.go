@@ -27,21 +27,28 @@ func validateBody(t types.PatchType, body []byte) error {
 	return nil
 }
 
-// patchTypes lists the Content-Types the apiserver accepts for a patch, in the order its 415
-// message names them; custom resources have no strategic merge.
-func patchTypes(k kind) []string {
-	if k.typed {
-		return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType), string(types.ApplyPatchType)}
-	}
-	return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyPatchType)}
-}
+// crdPatchTypes lists the Content-Types the apiserver accepts for a patch of a custom resource,
+// in the order its 415 message names them: no strategic merge.
+var crdPatchTypes = []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyPatchType)}
 
 // unsupportedMediaType is the apiserver's 415 for a Content-Type it does not accept for the kind.
+// Built-in kinds are routed by go-restful, which rejects the Content-Type itself with a terse
+// message and empty details; custom resources reach the patch handler, which lists the types.
+// Strategic merge on a custom resource is the latter.
 func unsupportedMediaType(k kind) *apierrors.StatusError {
+	if k.typed {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status:  metav1.StatusFailure,
+			Code:    http.StatusUnsupportedMediaType,
+			Reason:  metav1.StatusReasonUnsupportedMediaType,
+			Message: "415: Unsupported Media Type",
+			Details: &metav1.StatusDetails{},
+		}}
+	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusUnsupportedMediaType,
 		Reason:  metav1.StatusReasonUnsupportedMediaType,
-		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(patchTypes(k), ", "),
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(crdPatchTypes, ", "),
 	}}
 }

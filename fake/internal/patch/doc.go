@@ -16,6 +16,5 @@
 //
 // Known differences from the apiserver: no defaulting (client-go's scheme has no defaulting
 // functions, so a patch that adds, say, a container gets no imagePullPolicy, and the fields the
-// apiserver would default are not recorded in managedFields); no warnings for unknown fields
-// under fieldValidation Warn (the default); no CBOR apply.
+// apiserver would default are not recorded in managedFields); no CBOR apply.
 package patch

@@ -6,47 +6,33 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/watchcache/watchcache/fake/internal/patch/internal/handlers"
 )
 
 // maxJSONPatchOperations is the apiserver's limit on the operations of one JSON patch; past it the
 // answer is 413.
 const maxJSONPatchOperations = 10000
 
-// jsonPatchOp is the shape of one RFC 6902 operation, used only to find unknown or duplicate
-// fields under fieldValidation=Strict.
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	From  string `json:"from"`
-	Value any    `json:"value"`
-}
-
 // jsonPatch applies an RFC 6902 JSON patch or an RFC 7386 merge patch to live, as the apiserver
 // does: on the versioned JSON of the stored object, then decoded back into the kind.
-func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request) (runtime.Object, error) {
+func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	currentJS, err := p.encode(k, live.DeepCopyObject())
 	if err != nil {
 		return nil, err
 	}
-	strict := req.FieldValidation == metav1.FieldValidationStrict
 	var strictErrs []error
 	var patchedJS []byte
 	switch req.Type {
 	case types.JSONPatchType:
-		if strict {
-			var ops []jsonPatchOp
-			if strictErrs, err = sigsjson.UnmarshalStrict(req.Patch, &ops); err != nil {
+		if fc.strict {
+			if strictErrs, err = handlers.StrictOps(req.Patch); err != nil {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
-			}
-			for i, e := range strictErrs {
-				strictErrs[i] = fmt.Errorf("json patch %v", e)
 			}
 		}
 		ops, err := jsonpatch.DecodePatch(req.Patch)
@@ -61,7 +47,7 @@ func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
-		if strict {
+		if fc.strict {
 			v := map[string]any{}
 			if strictErrs, err = sigsjson.UnmarshalStrict(req.Patch, &v); err != nil {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
@@ -75,7 +61,7 @@ func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime
 			return nil, err
 		}
 	}
-	obj, err := p.decodePatched(k, patchedJS, strict, strictErrs)
+	obj, err := p.decodePatched(k, patchedJS, fc, strictErrs)
 	if err != nil {
 		return nil, err
 	}
@@ -84,43 +70,25 @@ func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime
 
 // decodePatched decodes the patched JSON into the kind; a body that does not fit the type is the
 // apiserver's 422 on the field "patch", whose value is the whole patched document.
-func (p *Patcher) decodePatched(k kind, patchedJS []byte, strict bool, strictErrs []error) (runtime.Object, error) {
+func (p *Patcher) decodePatched(k kind, patchedJS []byte, fc *fieldCheck, strictErrs []error) (runtime.Object, error) {
 	into := k.empty()
-	var obj runtime.Object
 	var err error
 	if k.typed {
 		s := p.serializer
-		if strict {
+		if fc.strict {
 			s = p.strict
 		}
-		obj, _, err = s.Decode(patchedJS, &k.gvk, into)
+		// On a strict error the serializer has still decoded everything into into.
+		_, _, err = s.Decode(patchedJS, &k.gvk, into)
 	} else {
-		obj, err = p.decode(k, patchedJS)
+		into, err = p.decode(k, patchedJS)
 	}
-	if err := decodeFailure(string(patchedJS), err, strictErrs); err != nil {
+	if err := fc.decoded(string(patchedJS), err, strictErrs); err != nil {
 		return nil, err
 	}
-	obj.GetObjectKind().SetGroupVersionKind(k.gvk)
-	return obj, nil
-}
-
-// decodeFailure is the apiserver's 422 for a patched document that does not decode into the kind,
-// or (under fieldValidation=Strict) has unknown or duplicate fields: one Invalid cause on the
-// field "patch" whose value is the patched document (the patch map for strategic merge). A
-// non-strict decoding error wins over the strict ones, which would be incomplete.
-func decodeFailure(value string, err error, strictErrs []error) error {
-	invalid := func(detail string) error {
-		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, detail)})
-	}
-	if err != nil {
-		se, isStrict := runtime.AsStrictDecodingError(err)
-		if !isStrict {
-			return invalid(err.Error())
-		}
-		return invalid(runtime.NewStrictDecodingError(append(strictErrs, se.Errors()...)).Error())
-	}
-	if len(strictErrs) > 0 {
-		return invalid(runtime.NewStrictDecodingError(strictErrs).Error())
-	}
-	return nil
+	// The apiserver's decoder defaults what it decodes; the scheme defaults only if the caller
+	// registered defaulting functions (client-go's scheme has none).
+	p.scheme.Default(into)
+	into.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return into, nil
 }

@@ -249,3 +249,34 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestFieldValidation(t *testing.T) {
+	p := newPatcher(t)
+	stored := created(t, p)
+	for _, typ := range []types.PatchType{types.MergePatchType, types.StrategicMergePatchType} {
+		for _, tc := range []struct {
+			directive string
+			warnings  int
+			code      int32
+		}{
+			{"", 1, 0}, {"Warn", 1, 0}, {"Ignore", 0, 0}, {"Strict", 0, 422},
+		} {
+			t.Run(string(typ)+"/"+tc.directive, func(t *testing.T) {
+				_, warnings, err := p.PatchWithWarnings(stored, Request{GVK: deploymentGVK, Type: typ, FieldManager: "m", Namespace: "default",
+					FieldValidation: tc.directive, Patch: []byte(`{"spec":{"bogus":1}}`)})
+				if tc.code != 0 {
+					if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `unknown field "spec.bogus"`) {
+						t.Fatalf("err = %v, want 422 naming the unknown field", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(warnings) != tc.warnings || (tc.warnings > 0 && !strings.Contains(warnings[0], `unknown field "spec.bogus"`)) {
+					t.Errorf("warnings = %q, want %d naming spec.bogus", warnings, tc.warnings)
+				}
+			})
+		}
+	}
+}

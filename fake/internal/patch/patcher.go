@@ -48,8 +48,8 @@ type Request struct {
 	// When empty, messages use the lower-cased kind.
 	Resource schema.GroupResource
 	// FieldValidation is the fieldValidation query parameter: "Strict" rejects unknown or
-	// duplicate fields with the apiserver's errors; "", "Warn" and "Ignore" accept them (this
-	// package does not produce warnings).
+	// duplicate fields with the apiserver's errors, "Warn" (and "", the apiserver's default)
+	// accepts them with a warning each (PatchWithWarnings), "Ignore" accepts them silently.
 	FieldValidation string
 }
 
@@ -104,6 +104,19 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 // resetting status on the main resource and spec on the status subresource, generation, and
 // detecting a no-op.
 func (p *Patcher) Patch(current []byte, req Request) ([]byte, error) {
+	out, _, err := p.PatchWithWarnings(current, req)
+	return out, err
+}
+
+// PatchWithWarnings is Patch that also returns the warnings the apiserver sends as Warning
+// headers: under fieldValidation Warn (the default), one per unknown or duplicate field.
+func (p *Patcher) PatchWithWarnings(current []byte, req Request) ([]byte, []string, error) {
+	fc := newFieldCheck(req.FieldValidation)
+	out, err := p.patch(current, req, fc)
+	return out, fc.warnings, err
+}
+
+func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, error) {
 	if err := validateOptions(req); err != nil {
 		return nil, err
 	}
@@ -138,14 +151,14 @@ func (p *Patcher) Patch(current []byte, req Request) ([]byte, error) {
 		if live == nil {
 			return nil, apierrors.NewNotFound(p.resource(req), name)
 		}
-		out, err = p.jsonPatch(k, fm, live, req)
+		out, err = p.jsonPatch(k, fm, live, req, fc)
 	case types.StrategicMergePatchType:
 		if live == nil {
 			return nil, apierrors.NewNotFound(p.resource(req), name)
 		}
-		out, err = p.strategicPatch(k, fm, live, req)
+		out, err = p.strategicPatch(k, fm, live, req, fc)
 	case types.ApplyPatchType:
-		out, err = p.apply(k, fm, live, req)
+		out, err = p.apply(k, fm, live, req, fc)
 	default:
 		err = unsupportedMediaType(k)
 	}

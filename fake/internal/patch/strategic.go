@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -16,7 +15,7 @@ import (
 
 // strategicPatch applies a strategic merge patch with the kind's Go struct as the schema (patch
 // strategies and merge keys come from its struct tags), as the apiserver does for built-in kinds.
-func (p *Patcher) strategicPatch(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request) (runtime.Object, error) {
+func (p *Patcher) strategicPatch(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	if !k.typed {
 		return nil, unsupportedMediaType(k)
 	}
@@ -24,10 +23,9 @@ func (p *Patcher) strategicPatch(k kind, fm *managedfields.FieldManager, live ru
 	if err != nil {
 		return nil, err
 	}
-	strict := req.FieldValidation == metav1.FieldValidationStrict
 	patchMap := map[string]any{}
 	var strictErrs []error
-	if strict {
+	if fc.strict {
 		if strictErrs, err = sigsjson.UnmarshalStrict(req.Patch, &patchMap); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
@@ -39,8 +37,8 @@ func (p *Patcher) strategicPatch(k kind, fm *managedfields.FieldManager, live ru
 		return nil, strategicError(err)
 	}
 	obj := k.empty()
-	err = runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patched, obj, strict)
-	if err := decodeFailure(fmt.Sprintf("%+v", patchMap), err, strictErrs); err != nil {
+	err = runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(patched, obj, fc.strict)
+	if err := fc.decoded(fmt.Sprintf("%+v", patchMap), err, strictErrs); err != nil {
 		return nil, err
 	}
 	p.scheme.Default(obj)

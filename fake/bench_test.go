@@ -1,0 +1,158 @@
+package fake_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/watchcache/watchcache/fake"
+)
+
+// BenchmarkNewServer is the time to a ready server with no objects of its own (the four default
+// namespaces), listener included, and its Close.
+func BenchmarkNewServer(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		srv, err := fake.NewServer(fake.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv.Close()
+	}
+}
+
+// BenchmarkNewServerObjects is the time to a ready server loaded with 10,000 pods (Options.Objects).
+func BenchmarkNewServerObjects(b *testing.B) {
+	objs := make([]runtime.Object, 10_000)
+	for i := range objs {
+		objs[i] = &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%05d", i), Namespace: fmt.Sprintf("ns-%d", i%20), Labels: map[string]string{"app": fmt.Sprintf("app-%d", i%50)}},
+			Spec: corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i%500), Containers: []corev1.Container{{
+				Name: "main", Image: "registry.example.com/app:1.2.3", Ports: []corev1.ContainerPort{{ContainerPort: 8080}},
+			}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1"},
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		srv, err := fake.NewServer(fake.Options{Objects: objs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv.Close()
+	}
+}
+
+// writeTarget is where the write benchmarks write: the fake, or the oracle when
+// WATCHCACHE_ORACLE_URL is set and the benchmark's name says oracle.
+func writeTargets(b *testing.B) map[string]func(b *testing.B) *rest.Config {
+	targets := map[string]func(b *testing.B) *rest.Config{
+		"fake": func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() },
+	}
+	if base := os.Getenv("WATCHCACHE_ORACLE_URL"); base != "" {
+		targets["oracle"] = func(*testing.B) *rest.Config {
+			return &rest.Config{Host: base, BearerToken: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), QPS: -1,
+				TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+		}
+	}
+	return targets
+}
+
+var benchNS atomic.Int64
+
+// BenchmarkCreate creates ConfigMaps through client-go's typed clientset with 1 and 16 concurrent
+// writers (ns/op is per create, over all writers).
+func BenchmarkCreate(b *testing.B) {
+	for name, target := range writeTargets(b) {
+		for _, writers := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/writers=%d", name, writers), func(b *testing.B) {
+				cs, ns := benchClient(b, target(b))
+				var next atomic.Int64
+				runWriters(b, writers, func(ctx context.Context) error {
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("cm-", next.Add(1))}, Data: map[string]string{"k": "v"}}
+					_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+					return err
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkUpdate updates ConfigMaps (one per writer, unconditionally) through client-go with 1
+// and 16 concurrent writers.
+func BenchmarkUpdate(b *testing.B) {
+	for name, target := range writeTargets(b) {
+		for _, writers := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/writers=%d", name, writers), func(b *testing.B) {
+				cs, ns := benchClient(b, target(b))
+				for w := range writers {
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("u-", w)}}
+					if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var n, id atomic.Int64
+				runWriters(b, writers, func(ctx context.Context) error {
+					w := ctx.Value(writerKey{}).(int)
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("u-", w)}, Data: map[string]string{"n": fmt.Sprint(n.Add(1))}}
+					_, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
+					return err
+				}, &id)
+			})
+		}
+	}
+}
+
+type writerKey struct{}
+
+// benchClient returns a clientset for cfg and a new namespace to write in.
+func benchClient(b *testing.B, cfg *rest.Config) (kubernetes.Interface, string) {
+	b.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano()%1_000_000, benchNS.Add(1))
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return cs, ns
+}
+
+// runWriters runs b.N calls of op spread over writers goroutines.
+func runWriters(b *testing.B, writers int, op func(ctx context.Context) error, _ ...*atomic.Int64) {
+	b.Helper()
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	b.ResetTimer()
+	for w := range writers {
+		ctx := context.WithValue(context.Background(), writerKey{}, w)
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				if err := op(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+}
