@@ -91,7 +91,6 @@ func TestWithFieldValues(t *testing.T) {
 		{"spec.selector.matchLabels.app", "web"},                                        // deep, plain
 		{"spec.template.spec.containers.1.image", "i:2"},                                // array index: deep fallback
 		{"spec.template.spec.containers.#", "2"},                                        // count
-		{"spec.template.spec.containers.#.name", `["a","b"]`},                           // collected array
 		{`status.conditions.#(type=="Progressing").reason`, "ProgressDeadlineExceeded"}, // query
 		{`status.conditions.#(type=="Available")`, `{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}`},
 		{"status.conditions.0", `{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}`},
