@@ -25,6 +25,8 @@ report() {
 		-machine "$(cat "$RES/machine.txt")" -cmd "$(cat "$RES/command.txt")" -notes NOTES.md >../BENCHMARKS.md
 	# The core's own hot paths, measured by scripts/bench-core.sh and kept in CORE.md.
 	cat CORE.md >>../BENCHMARKS.md
+	# The controller caches (ctrlcache vs controller-runtime), measured by ctrlcache's benchmarks.
+	cat ../ctrlcache/BENCHMARKS.md >>../BENCHMARKS.md
 }
 if [ -n "${REPORT_ONLY:-}" ]; then
 	report

