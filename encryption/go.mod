@@ -3,7 +3,7 @@ module github.com/watchcache/watchcache/encryption
 go 1.26.0
 
 require (
-	github.com/watchcache/watchcache v0.0.0
+	github.com/watchcache/watchcache/source/etcd v0.0.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
 )
@@ -41,6 +41,7 @@ require (
 	github.com/tidwall/gjson v1.20.2 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
+	github.com/watchcache/watchcache v0.0.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.3 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3 // indirect
@@ -85,3 +86,5 @@ require (
 )
 
 replace github.com/watchcache/watchcache => ../
+
+replace github.com/watchcache/watchcache/source/etcd => ../source/etcd

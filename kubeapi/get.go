@@ -47,8 +47,8 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 	defer cancel()
 	obj, _, err := res.cache.Get(r.Context(), namespace, name, req.opts.ResourceVersion)
 	if err != nil {
-		if st, ok := timedOut(r, err); ok {
-			writeStatus(w, st)
+		if timedOut(r, err) {
+			writeTimeout(w)
 			return
 		}
 		writeStatus(w, apistatus.FromError(err))

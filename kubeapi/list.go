@@ -117,8 +117,8 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		SendInitialEvents:    o.SendInitialEvents,
 	})
 	if err != nil {
-		if st, ok := timedOut(r, err); ok {
-			writeStatus(w, st)
+		if timedOut(r, err) {
+			writeTimeout(w)
 			return
 		}
 		writeStatus(w, apistatus.FromError(err))

@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -64,12 +65,20 @@ func TestRequestTimeout(t *testing.T) {
 			if tt.message == "" {
 				return
 			}
-			st := r.status(t)
+			var st map[string]any
+			if err := json.Unmarshal(r.body, &st); err != nil {
+				t.Fatalf("body %q: %v", r.body, err)
+			}
 			if st["message"] != tt.message || st["code"] != float64(tt.code) {
 				t.Fatalf("status %v, want message %q", st, tt.message)
 			}
 			if tt.code == http.StatusGatewayTimeout && (st["reason"] != "Timeout" || r.header.Get("Retry-After") != "") {
 				t.Fatalf("status %v (Retry-After %q), want reason Timeout and no Retry-After", st, r.header.Get("Retry-After"))
+			}
+			// The apiserver's body over HTTP/1.1, recorded byte for byte.
+			const recorded = `{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}` + "\n"
+			if tt.code == http.StatusGatewayTimeout && (string(r.body) != recorded || r.header.Get("Content-Type") != "text/plain; charset=utf-8") {
+				t.Fatalf("504 body %q (%s), want the apiserver's %q", r.body, r.header.Get("Content-Type"), recorded)
 			}
 		})
 	}

@@ -34,6 +34,8 @@ module source/etcd
 module cmd/watchcache
 if [ "${CTRLCACHE:-1}" != "0" ]; then module ctrlcache; fi
 module internal/embedcheck
+# encryption reads values encrypted at rest through k8s.io/apiserver's transformers.
+module encryption
 # bench's tests check that the peers it measures agree (ours, client-go's Indexer, etcd, the
 # apiserver's cacher). Without -race for the reason given for storagetest below: the race build of
 # k8s.io/apiserver adds minutes on 2 cores. 36 s of CPU (113 s on a shared, loaded machine).

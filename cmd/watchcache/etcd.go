@@ -60,6 +60,7 @@ type etcdFeed struct {
 type etcdFlags struct {
 	caFile, certFile, keyFile string
 	resources                 string // --resources: comma-separated; "" means all
+	kubeconfig                string // --kubeconfig: a live cluster instead of etcd
 }
 
 // etcdOnlyFlags are the flags that only --etcd-endpoints reads.
@@ -70,14 +71,23 @@ func addEtcdFlags(fs *flag.FlagSet, f *etcdFlags) {
 	fs.StringVar(&f.caFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication (as the kube-apiserver's)")
 	fs.StringVar(&f.certFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication (as the kube-apiserver's)")
 	fs.StringVar(&f.keyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication (as the kube-apiserver's)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "serve a live cluster through its apiserver: the kubeconfig file (\"in-cluster\": the pod's service account); every listable resource, or those --resources names")
 	fs.StringVar(&f.resources, "resources", "", "comma-separated resources to serve, as kubectl names them (pods, deploy, deployments.apps, ev); empty: every built-in resource")
 }
 
-// selectResources returns the built-in resources the --resources list names (all for ""): each
-// entry is a plural name, a plural name with its group (deployments.apps), a short name or a
-// kind, case-insensitive, as kubectl resolves them.
+// selectResources returns the built-in resources the --resources list names (all for "").
 func selectResources(list string) ([]etcdsource.Resource, error) {
-	all := etcdsource.Builtin()
+	return pick(etcdsource.Builtin(), list, "is not a built-in resource (e.g. pods, deployments.apps, ev)",
+		func(r etcdsource.Resource) (string, string, string, []string) {
+			return r.Resource, r.Group, r.Kind, r.ShortNames
+		})
+}
+
+// pick returns the resources of all that a --resources list names (all for ""): each entry is a
+// plural name, a plural name with its group (deployments.apps), a short name or a kind,
+// case-insensitive, as kubectl resolves them; a name that matches none is an error ending with
+// unknown. names gives a resource's plural, group, kind and short names.
+func pick[T any](all []T, list, unknown string, names func(T) (resource, group, kind string, short []string)) ([]T, error) {
 	if strings.TrimSpace(list) == "" {
 		return all, nil
 	}
@@ -89,19 +99,19 @@ func selectResources(list string) ([]etcdsource.Resource, error) {
 		}
 		found := false
 		for i, r := range all {
-			match := name == r.Resource || name == r.Resource+"."+r.Group || name == strings.ToLower(r.Kind) || slices.Contains(r.ShortNames, name)
-			if match {
+			resource, group, kind, short := names(r)
+			if name == resource || name == resource+"."+group || name == strings.ToLower(kind) || slices.Contains(short, name) {
 				chosen[i], found = true, true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--resources: %q is not a built-in resource (e.g. pods, deployments.apps, ev)", name)
+			return nil, fmt.Errorf("--resources: %q %s", name, unknown)
 		}
 	}
 	if len(chosen) == 0 {
 		return nil, errors.New("--resources: no resource named")
 	}
-	var out []etcdsource.Resource
+	var out []T
 	for i, r := range all {
 		if chosen[i] {
 			out = append(out, r)
@@ -187,7 +197,7 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 	f.log.Info("etcd reachable", "endpoints", f.cli.Endpoints(), "revision", resp.Header.Revision)
 	f.logLayout(ctx)
 	for _, r := range f.resources {
-		if err := f.src.Add(r.Prefix, c[r.Resource]); err != nil {
+		if err := f.src.Add(r.Prefix, c[cacheKey(r.Resource, r.Group)]); err != nil {
 			return err
 		}
 	}
@@ -206,7 +216,7 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 	// listing. The source retries a failing list by itself; only ctx ends the wait early.
 	pending := map[string]bool{}
 	for _, r := range f.resources {
-		pending[r.Resource] = true
+		pending[cacheKey(r.Resource, r.Group)] = true
 	}
 	poll := time.NewTicker(readyPoll)
 	defer poll.Stop()
@@ -221,9 +231,9 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 		case <-poll.C:
 		}
 		for _, r := range f.resources {
-			cache := c[r.Resource]
-			if pending[r.Resource] && cache.Ready() == nil {
-				delete(pending, r.Resource)
+			cache := c[cacheKey(r.Resource, r.Group)]
+			if key := cacheKey(r.Resource, r.Group); pending[key] && cache.Ready() == nil {
+				delete(pending, key)
 				level := slog.LevelInfo
 				if cache.Len() == 0 {
 					level = slog.LevelDebug // most of the built-in resources are empty
@@ -242,7 +252,7 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 	st := f.src.Stats()
 	objects := 0
 	for _, r := range f.resources {
-		objects += c[r.Resource].Len()
+		objects += c[cacheKey(r.Resource, r.Group)].Len()
 	}
 	f.log.Info("etcd caches ready", "resources", len(f.resources), "objects", objects, "skipped", st.Skipped, "took", time.Since(start).Round(time.Millisecond))
 	for reason, n := range f.src.Skips() {
@@ -277,6 +287,16 @@ func (f *etcdFeed) logLayout(ctx context.Context) {
 	if len(notServed) > 0 {
 		f.log.Info("etcd prefixes not served", "prefixes", strings.Join(notServed, ", "))
 	}
+}
+
+// cacheKey is the key of a resource's cache in caches: its plural name, with its group after a dot
+// outside the core group (events, events.events.k8s.io), so that resources of the same name in two
+// groups keep two caches.
+func cacheKey(resource, group string) string {
+	if group == "" {
+		return resource
+	}
+	return resource + "." + group
 }
 
 // readyChecker is implemented by sources whose server can be unreachable: /readyz then fails.

@@ -4,6 +4,7 @@
 //	watchcache serve [--listen 127.0.0.1:8080] [--pods 10000 --nodes 500 --namespaces 20 --seed 1 --churn 50]
 //	watchcache serve [--listen 127.0.0.1:8080] --etcd-endpoints https://10.0.0.1:2379 [--etcd-prefix /registry]
 //	                 [--etcd-cafile ca.crt --etcd-certfile client.crt --etcd-keyfile client.key] [--resources pods,deploy]
+//	watchcache serve [--listen 127.0.0.1:8080] --kubeconfig ~/.kube/config [--resources pods,deploy]
 //	watchcache demo  [--pods 100000 ...]
 //
 // serve loads a generated cluster into caches, keeps changing its pods, and answers kubectl and
@@ -15,7 +16,9 @@
 //
 // With --etcd-endpoints it serves instead the built-in resources a kube-apiserver keeps in that
 // etcd (protobuf, its default, CBOR or JSON; --resources narrows them), next to the apiserver and
-// with its semantics, consistent reads included.
+// with its semantics, consistent reads included. With --kubeconfig it serves every listable resource
+// of a live cluster (built-in, custom and aggregated), each fed through the cluster's apiserver by a
+// reflector.
 //
 // demo loads pods into a cache and prints the answers and timings of the queries a user runs.
 package main

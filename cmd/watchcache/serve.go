@@ -188,7 +188,7 @@ func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 		if err := srv.Register(info, c); err != nil {
 			return nil, nil, err
 		}
-		cs[info.Resource] = c
+		cs[cacheKey(info.Resource, info.Group)] = c
 	}
 	if err := addReadyChecks(src, srv); err != nil {
 		return nil, nil, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -16,7 +17,8 @@ import (
 	"github.com/watchcache/watchcache/watchcache"
 )
 
-// caches are the caches being served, by plural resource name.
+// caches are the caches being served, by cacheKey: the plural resource name, with ".<group>"
+// outside the core group.
 type caches map[string]*watchcache.Cache
 
 // source fills the caches of the resources it feeds and keeps them current, as a reflector feeds
@@ -60,6 +62,17 @@ var generatedFlags = []string{"pods", "nodes", "namespaces", "seed", "churn"}
 
 // newSource returns the source the flags choose.
 func newSource(f sourceFlags, log *slog.Logger) (source, error) {
+	if f.etcd.kubeconfig != "" {
+		if f.etcdEndpoints != "" {
+			return nil, errors.New("--kubeconfig and --etcd-endpoints are two sources; give one")
+		}
+		for _, name := range append(generatedFlags, "etcd-prefix", "etcd-cafile", "etcd-certfile", "etcd-keyfile") {
+			if f.set[name] {
+				return nil, fmt.Errorf("--%s has no effect with --kubeconfig", name)
+			}
+		}
+		return newKubeFeed(f.etcd.kubeconfig, f.etcd.resources, log)
+	}
 	if f.etcdEndpoints != "" {
 		for _, name := range generatedFlags {
 			if f.set[name] {

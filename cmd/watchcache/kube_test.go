@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// TestServeKubeconfig: serve --kubeconfig discovers every listable resource of the cluster it
+// points at (here another kubeapi server, with a core and a grouped resource), serves each from a
+// cache fed through source/kube, follows changes, and --resources narrows the set.
+func TestServeKubeconfig(t *testing.T) {
+	upstream := kubeapi.NewServer(kubeapi.Options{})
+	pods := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
+	deploys := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "deployments", Group: "apps", Namespaced: true}})
+	podInfo, _ := kubeapi.CoreResource("pods")
+	for _, r := range []struct {
+		info kubeapi.ResourceInfo
+		c    *watchcache.Cache
+	}{
+		{podInfo, pods},
+		{kubeapi.ResourceInfo{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, ShortNames: []string{"deploy"}}, deploys},
+	} {
+		if err := upstream.Register(r.info, r.c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pods.Replace([][]byte{[]byte(podJSON("ns-a", "p1", "node-1")), []byte(podJSON("ns-b", "p2", "node-2"))}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := deploys.Replace([][]byte{[]byte(`{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web","namespace":"ns-a"}}`)}, 10); err != nil {
+		t.Fatal(err)
+	}
+	// Cleanups run last first: serve stops (startServe's), then the caches (ending the watches
+	// serve's sources held), then the upstream server.
+	hs := httptest.NewServer(upstream)
+	t.Cleanup(hs.Close)
+	t.Cleanup(pods.Stop)
+	t.Cleanup(deploys.Stop)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`, hs.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	base, _ := startServe(t, "--kubeconfig", kubeconfig)
+	var l podList
+	if code := getJSON(t, base+"/api/v1/pods", &l); code != http.StatusOK || l.names() != "ns-a/p1 ns-b/p2" {
+		t.Fatalf("pods through serve: %d %s", code, l.names())
+	}
+	if code := getJSON(t, base+"/apis/apps/v1/namespaces/ns-a/deployments", &l); code != http.StatusOK || l.names() != "ns-a/web" {
+		t.Fatalf("deployments through serve: %d %s", code, l.names())
+	}
+	// A change upstream reaches serve's cache through the watch.
+	if err := pods.Apply(watchcache.Event{Type: watchcache.Added, Object: []byte(podJSON("ns-a", "p3", "node-1")), ResourceVersion: 11}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the new pod served", func() bool {
+		getJSON(t, base+"/api/v1/pods?resourceVersion=0", &l)
+		return l.names() == "ns-a/p1 ns-a/p3 ns-b/p2"
+	})
+
+	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--resources", "deploy")
+	if code := getJSON(t, narrowed+"/api/v1/pods", nil); code != http.StatusNotFound {
+		t.Fatalf("pods with --resources deploy: %d", code)
+	}
+	for _, args := range [][]string{
+		{"--kubeconfig", kubeconfig, "--etcd-endpoints", "http://127.0.0.1:1"},
+		{"--kubeconfig", kubeconfig, "--resources", "gadgets"},
+		{"--kubeconfig", filepath.Join(t.TempDir(), "missing")},
+	} {
+		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
+		if err == nil {
+			t.Errorf("%q: no error", args)
+		} else if strings.Contains(strings.Join(args, " "), "gadgets") && !strings.Contains(err.Error(), `"gadgets"`) {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
+}
+
+// waitUntil polls cond for up to 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
