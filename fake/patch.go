@@ -85,15 +85,12 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if cur == nil && (req.Type != types.ApplyYAMLPatchType || t.subresource != "") {
 		return nil, 0, nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
 	}
-	patched, err := s.fields.Patch(cur, req)
+	// The engine applies fieldValidation to the patch and returns Warn's warnings.
+	patched, warnings, err := s.fields.PatchWithWarnings(cur, req)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	d, err := decodeBody(t.res.resourceType, patched)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	warnings, err := strictness(t.res.resourceType, opts.FieldValidation, d.unknown)
 	if err != nil {
 		return nil, 0, nil, err
 	}
