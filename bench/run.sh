@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh runs the issue-7 comparison and writes ../BENCHMARKS.md.
+# run.sh runs the comparison with the peers (client-go, etcd, the apiserver cacher) and writes ../BENCHMARKS.md.
 #
 #   bench/run.sh                      10k and 100k pods, 5 runs each (≈ 8–10 minutes on 2 cores)
 #   BENCH_SIZES=10k,100k,1m run.sh    add 1M pods (≈ 25 GiB of RAM and much longer)
@@ -23,7 +23,7 @@ start=$(date +%s)
 report() {
 	go run ./cmd/report -csv "$RES/benchstat.csv" -text "$RES/benchstat.txt" \
 		-machine "$(cat "$RES/machine.txt")" -cmd "$(cat "$RES/command.txt")" -notes NOTES.md >../BENCHMARKS.md
-	# The core's own hot paths (issues 2-4), measured by scripts/bench-core.sh and kept in CORE.md.
+	# The core's own hot paths, measured by scripts/bench-core.sh and kept in CORE.md.
 	cat CORE.md >>../BENCHMARKS.md
 }
 if [ -n "${REPORT_ONLY:-}" ]; then

@@ -58,7 +58,13 @@ type cluster struct {
 
 func newCluster(t tb, pods int) *cluster {
 	t.Helper()
-	gen := testdata.New(testdata.Config{Pods: pods, Namespaces: 4, Nodes: 10, Seed: 11})
+	return newClusterOf(t, testdata.Config{Pods: pods, Namespaces: 4, Nodes: 10, Seed: 11})
+}
+
+func newClusterOf(t tb, cfg testdata.Config) *cluster {
+	t.Helper()
+	gen := testdata.New(cfg)
+	pods := cfg.Pods
 	c := &cluster{gen: gen, churn: gen.NewChurn(3), rv: uint64(pods) + 1000}
 	c.pods = watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
 	objs := make([][]byte, pods)
@@ -70,7 +76,7 @@ func newCluster(t tb, pods int) *cluster {
 	}
 	nss := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "namespaces"}})
 	var nsObjs [][]byte
-	for i := range 4 {
+	for i := range cfg.Namespaces {
 		nsObjs = append(nsObjs, gen.Namespace(i, uint64(1+i)))
 	}
 	if err := nss.Replace(nsObjs, c.rv); err != nil {

@@ -2,10 +2,12 @@ package fake
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -84,38 +86,77 @@ func decodeBody(t *resourceType, body []byte) (*decoded, error) {
 	obj, got, err := codec.Decode(body, &gvk, t.newObject())
 	d := &decoded{obj: obj}
 	if err != nil {
-		if strictErr, ok := runtime.AsStrictDecodingError(err); ok {
+		if strictErr, ok := runtime.AsStrictDecodingError(err); ok && obj != nil {
 			for _, e := range strictErr.Errors() {
 				d.unknown = append(d.unknown, e.Error())
 			}
 		} else {
-			return nil, decodeError(t, body, err)
+			return nil, decodeError(t, body, got, err)
 		}
 	}
-	if got != nil && *got != t.gvk {
-		return nil, kindMismatch(t, *got)
+	if got != nil && *got != t.gvk && obj != nil {
+		// Another kind of the scheme: the apiserver cannot convert it to the resource's kind.
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s.%s): unknown conversion",
+			got.Kind, got.Version, t.gvk.Kind, strings.TrimPrefix(reflect.TypeOf(obj).String(), "*"), internalPackage(t.gvk.Group), t.gvk.Kind))
 	}
+	applyDefaults(d.obj)
 	return d, nil
 }
 
-// decodeError is the apiserver's 400 for a body that is not an object of the resource's kind:
-// `<Kind> in version "<v>" cannot be handled as a <Kind>: <decoder error>`.
-func decodeError(t *resourceType, body []byte, err error) error {
-	if runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {
-		return apierrors.NewBadRequest(err.Error())
+// internalPackage is the Go package name of a group's internal types in the apiserver, which its
+// conversion errors name: "core" for the core group, else the group's first label.
+func internalPackage(group string) string {
+	if group == "" {
+		return "core"
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return apierrors.NewBadRequest("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
-	}
-	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", t.gvk.Kind, t.gvk.Version, t.gvk.Kind, err))
+	first, _, _ := strings.Cut(group, ".")
+	return first
 }
 
-// kindMismatch is the apiserver's 400 for a body of another kind or apiVersion.
-func kindMismatch(t *resourceType, got schema.GroupVersionKind) error {
-	if got.GroupVersion() != t.gvk.GroupVersion() {
-		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", got.GroupVersion().String(), t.gvk.GroupVersion().String()))
+// decodeError is the apiserver's 400 for a body it cannot decode (transformDecodeError): with the
+// kind the body names, `<Kind> in version "<v>" cannot be handled as a <Kind>: <error>`; without
+// one, `the object provided is unrecognized (must be of type <Kind>): <error> (<body summary>)`.
+func decodeError(t *resourceType, body []byte, got *schema.GroupVersionKind, err error) error {
+	msg := strings.ReplaceAll(err.Error(), schemeName, "pkg/runtime/scheme.go:111")
+	if runtime.IsNotRegisteredError(err) {
+		got = &t.gvk // the apiserver reports the defaulted kind
 	}
-	return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", got.Kind, t.gvk.Kind))
+	if runtime.IsStrictDecodingError(err) {
+		got = &t.gvk
+	}
+	if got != nil && got.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", got.Kind, got.Version, t.gvk.Kind, msg))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %s (%s)", t.gvk.Kind, msg, summarize(body, 30)))
+}
+
+// schemeName is how client-go's scheme names itself in its errors; the apiserver's scheme is
+// named "pkg/runtime/scheme.go:111".
+var schemeName = func() string {
+	_, err := scheme.Scheme.New(schema.GroupVersionKind{Group: "x.invalid", Version: "v1", Kind: "X"})
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "in scheme \""); i >= 0 {
+		return strings.TrimSuffix(msg[i+len("in scheme \""):], "\"")
+	}
+	return "\x00"
+}()
+
+// summarize is the apiserver's summary of a body in a decode error (summarizeData).
+func summarize(b []byte, max int) string {
+	switch {
+	case len(b) == 0:
+		return "<empty>"
+	case b[0] == '{':
+		if len(b) > max {
+			return string(b[:max]) + " ..."
+		}
+		return string(b)
+	default:
+		if len(b) > max {
+			return hex.EncodeToString(b[:max]) + " ..."
+		}
+		return hex.EncodeToString(b)
+	}
 }
 
 // encode returns an object's JSON as the apiserver stores and serves it: apiVersion and kind of the
@@ -127,6 +168,24 @@ func encode(t *resourceType, obj runtime.Object) ([]byte, error) {
 		return nil, apierrors.NewInternalError(fmt.Errorf("encode %s: %w", t.gvk.Kind, err))
 	}
 	return b, nil
+}
+
+// encodeStored returns an object's JSON as a kube-apiserver serves it after storing it: the
+// apiserver stores protobuf (its default storage media type), and the round trip through it turns
+// empty lists and maps that JSON would keep ("rules": []) into absent ones (null), so the object
+// goes through the same round trip here.
+func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
+	obj.GetObjectKind().SetGroupVersionKind(t.gvk)
+	var buf bytes.Buffer
+	if err := protobufCodec.Encode(obj, &buf); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("encode %s: %w", t.gvk.Kind, err))
+	}
+	stored := t.newObject()
+	gvk := t.gvk
+	if _, _, err := protobufCodec.Decode(buf.Bytes(), &gvk, stored); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", t.gvk.Kind, err))
+	}
+	return encode(t, stored)
 }
 
 // decodeStored decodes an object the fake stored (no strictness needed: it encoded it).

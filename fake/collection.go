@@ -42,7 +42,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 	items := make([]json.RawMessage, 0, len(page.Items))
 	for _, it := range page.Items {
 		name, ns := objectName(it)
-		b, err := s.deleteLocked(r.Context(), t.res, ns, name, opts)
+		b, err := s.deleteLocked(r.Context(), t.res, ns, name, opts, true)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -50,14 +50,15 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 			writeError(w, err)
 			return
 		}
-		items = append(items, b)
+		items = append(items, withoutTypeMeta(b))
 	}
 	list := struct {
 		Kind       string            `json:"kind"`
 		APIVersion string            `json:"apiVersion"`
 		Metadata   metav1.ListMeta   `json:"metadata"`
 		Items      []json.RawMessage `json:"items"`
-	}{Kind: t.res.gvk.Kind + "List", APIVersion: t.res.gvk.GroupVersion().String(), Items: items}
+	}{Kind: t.res.gvk.Kind + "List", APIVersion: t.res.gvk.GroupVersion().String(), Items: items,
+		Metadata: metav1.ListMeta{ResourceVersion: rvString(s.rv.Load())}}
 	b, err := json.Marshal(&list)
 	if err != nil {
 		writeError(w, internalError("encode %s list: %v", t.res.gvk.Kind, err))
@@ -76,4 +77,26 @@ func objectName(b []byte) (name, namespace string) {
 	}
 	_ = json.Unmarshal(b, &m)
 	return m.Metadata.Name, m.Metadata.Namespace
+}
+
+// withoutTypeMeta returns an object's JSON without its leading kind and apiVersion, as the items of
+// a typed list are encoded (the fake's objects start with exactly those two fields).
+func withoutTypeMeta(b []byte) []byte {
+	var head struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+	}
+	if json.Unmarshal(b, &head) != nil {
+		return b
+	}
+	prefix := `{"kind":` + strconvQuote(head.Kind) + `,"apiVersion":` + strconvQuote(head.APIVersion) + `,`
+	if len(b) > len(prefix) && string(b[:len(prefix)]) == prefix {
+		return append([]byte{'{'}, b[len(prefix):]...)
+	}
+	return b
+}
+
+func strconvQuote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
 }

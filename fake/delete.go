@@ -29,12 +29,15 @@ func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(body) > 0 {
-		codec := runtime.Decoder(strictCodec)
+		// Any version's DeleteOptions (the apiserver accepts meta.k8s.io/v1 and each group's).
+		var err error
 		if isProtobuf(body) {
-			codec = protobufCodec
+			gvk := optionsVersion.WithKind("DeleteOptions")
+			_, _, err = protobufCodec.Decode(body, &gvk, opts)
+		} else {
+			err = json.Unmarshal(body, opts)
 		}
-		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		if _, _, err := codec.Decode(body, &gvk, opts); err != nil && !runtime.IsStrictDecodingError(err) {
+		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 	} else if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, opts); err != nil {
@@ -58,7 +61,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	s.mu.Lock()
-	b, err := s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts)
+	b, err := s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, err)
@@ -70,7 +73,9 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 // deleteLocked deletes one object with the apiserver's rules and returns the answer's body: the
 // object while it stays (finalizers, a pod's grace period), else the deleted object or a Status
 // of kind Success (returnDeleted). The caller holds s.mu.
-func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name string, opts *metav1.DeleteOptions) ([]byte, error) {
+//
+// collection says the delete is one of a deletecollection, which answers with the objects.
+func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
 	cur, err := current(ctx, r, namespace, name)
 	if err != nil {
 		return nil, err
@@ -97,24 +102,50 @@ func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name st
 	if ns, ok := obj.(*corev1.Namespace); ok {
 		return s.deleteNamespaceLocked(ctx, r, ns, cur, dry)
 	}
-	if pod, ok := obj.(*corev1.Pod); ok {
-		if grace, graceful := podGrace(pod, opts); graceful {
-			// A pod on a node goes away when its kubelet confirms: the delete sets the deadline.
-			if pod.DeletionTimestamp != nil {
-				return s.finalizeAnswer(r, cur, obj)
-			}
-			deadline := metav1.NewTime(s.opts.Now().Add(time.Duration(grace) * time.Second).Truncate(time.Second))
-			pod.DeletionTimestamp = &deadline
-			pod.DeletionGracePeriodSeconds = &grace
-			if pod.Generation > 0 {
-				pod.Generation++
-			}
-			setGCFinalizers(m, opts)
-			if dry {
-				return encode(r.resourceType, obj)
-			}
-			return s.commitLocked(r, watchcache.Modified, obj)
+	if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionTimestamp == nil {
+		// Pods delete gracefully (their strategy's CheckGracefulDelete): the delete first sets
+		// deletionTimestamp (now + the grace period), the grace period and generation+1; a pod on a
+		// node then stays until its kubelet confirms, any other goes at once, answering with the
+		// pod as last stored.
+		grace := podGrace(pod, opts)
+		deadline := metav1.NewTime(s.opts.Now().Add(time.Duration(grace) * time.Second).Truncate(time.Second))
+		pod.DeletionTimestamp = &deadline
+		pod.DeletionGracePeriodSeconds = &grace
+		if pod.Generation > 0 {
+			pod.Generation++
 		}
+		setGCFinalizers(m, opts)
+		if dry {
+			return encodeStored(r.resourceType, obj)
+		}
+		b, err := s.commitLocked(r, watchcache.Modified, obj)
+		if err != nil || grace > 0 || len(pod.Finalizers) > 0 {
+			return b, err
+		}
+		if _, err := s.commitLocked(r, watchcache.Deleted, obj); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds > 0 {
+		if grace := podGrace(pod, opts); grace >= *pod.DeletionGracePeriodSeconds || len(pod.Finalizers) > 0 {
+			return s.finalizeAnswer(r, cur, obj, collection) // graceful deletion pending
+		}
+		// A shorter grace period: 0 (a kubelet's confirmation) records it, then deletes.
+		zero := int64(0)
+		now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
+		pod.DeletionGracePeriodSeconds, pod.DeletionTimestamp = &zero, &now
+		if dry {
+			return encodeStored(r.resourceType, obj)
+		}
+		b, err := s.commitLocked(r, watchcache.Modified, obj)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.commitLocked(r, watchcache.Deleted, obj); err != nil {
+			return nil, err
+		}
+		return s.finalizeAnswer(r, b, obj, collection)
 	}
 	setGCFinalizers(m, opts)
 	if len(m.GetFinalizers()) > 0 {
@@ -129,27 +160,27 @@ func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name st
 		}
 		zero := int64(0)
 		m.SetDeletionGracePeriodSeconds(&zero)
-		b, err := encode(r.resourceType, obj)
+		b, err := encodeStored(r.resourceType, obj)
 		if err != nil || string(b) == string(cur) || dry {
 			return b, err
 		}
 		return s.commitLocked(r, watchcache.Modified, obj)
 	}
 	if dry {
-		return s.finalizeAnswer(r, cur, obj)
+		return s.finalizeAnswer(r, cur, obj, collection)
 	}
 	b, err := s.commitLocked(r, watchcache.Deleted, obj)
 	if err != nil {
 		return nil, err
 	}
-	return s.finalizeAnswer(r, b, obj)
+	return s.finalizeAnswer(r, b, obj, collection)
 }
 
 // finalizeAnswer is the body of a delete that removed (or, dry, would remove) an object: the object
 // for resources that return it, else a Status of kind Success naming it, with the resource as its
 // kind (the apiserver's finalizeDelete).
-func (s *Server) finalizeAnswer(r *served, b []byte, obj runtime.Object) ([]byte, error) {
-	if r.returnDeleted {
+func (s *Server) finalizeAnswer(r *served, b []byte, obj runtime.Object, collection bool) ([]byte, error) {
+	if r.returnDeleted || collection {
 		return b, nil
 	}
 	m, _ := meta.Accessor(obj)
@@ -220,8 +251,7 @@ func sameSet(a, b []string) bool {
 
 // podGrace is the pods' CheckGracefulDelete: the grace period asked for, else the pod's
 // terminationGracePeriodSeconds; 0 for a pod on no node or one that has finished; negative is 1.
-// graceful is false when the pod goes at once.
-func podGrace(pod *corev1.Pod, opts *metav1.DeleteOptions) (int64, bool) {
+func podGrace(pod *corev1.Pod, opts *metav1.DeleteOptions) int64 {
 	var period int64
 	switch {
 	case opts.GracePeriodSeconds != nil:
@@ -235,8 +265,5 @@ func podGrace(pod *corev1.Pod, opts *metav1.DeleteOptions) (int64, bool) {
 	if period < 0 {
 		period = 1
 	}
-	if pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds > 0 && period >= *pod.DeletionGracePeriodSeconds {
-		return *pod.DeletionGracePeriodSeconds, true
-	}
-	return period, period > 0
+	return period
 }

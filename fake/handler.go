@@ -85,6 +85,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.delete(w, r, t)
 	case r.Method == http.MethodDelete && t.name == "":
 		s.deleteCollection(w, r, t)
+	case r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch || r.Method == http.MethodDelete:
+		// A verb on the wrong path (POST to an object, PUT to a collection).
+		writeError(w, methodNotAllowed())
 	default:
 		writeError(w, methodNotSupported(t, r.Method))
 	}

@@ -23,11 +23,9 @@ func (s *Server) deleteNamespaceLocked(ctx context.Context, r *served, ns *corev
 	if ns.DeletionTimestamp == nil {
 		now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
 		ns.DeletionTimestamp = &now
-		zero := int64(0)
-		ns.DeletionGracePeriodSeconds = &zero
 		ns.Status.Phase = corev1.NamespaceTerminating
 		if dry {
-			return encode(r.resourceType, ns)
+			return encodeStored(r.resourceType, ns)
 		}
 		b, err := s.commitLocked(r, watchcache.Modified, ns)
 		if err == nil && !s.opts.NoNamespaceController {
@@ -106,7 +104,7 @@ func (s *Server) finalizeNamespace(name string) bool {
 			if jsonUnmarshal(it, &meta) == nil && meta.Metadata.DeletionTimestamp != nil {
 				continue // waiting for its finalizers or its grace period
 			}
-			_, _ = s.deleteLocked(ctx, r, itemNS, obj, &metav1.DeleteOptions{PropagationPolicy: &background})
+			_, _ = s.deleteLocked(ctx, r, itemNS, obj, &metav1.DeleteOptions{PropagationPolicy: &background}, false)
 		}
 	}
 	if left > 0 {

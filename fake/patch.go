@@ -93,7 +93,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	warnings, err := strictness(opts.FieldValidation, d.unknown)
+	warnings, err := strictness(t.res.resourceType, opts.FieldValidation, d.unknown)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
@@ -202,9 +203,11 @@ func parseRegistry() (*registry, error) {
 }
 
 // newResourceType returns the type of a discovered resource, or nil if client-go's scheme does not
-// know its kind (an aggregated API's, such as apiregistration.k8s.io's APIServices).
+// know its kind (an aggregated API's, such as apiregistration.k8s.io's APIServices) or if it is
+// not stored (no list verb: reviews such as tokenreviews, and bindings, which the apiserver
+// computes rather than stores).
 func newResourceType(group, version string, r apidiscoveryv2.APIResourceDiscovery) *resourceType {
-	if r.ResponseKind == nil {
+	if r.ResponseKind == nil || !slices.Contains(r.Verbs, "list") {
 		return nil
 	}
 	gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: r.ResponseKind.Kind}

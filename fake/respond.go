@@ -66,6 +66,17 @@ func notFoundPath() error {
 	}}
 }
 
+// methodNotAllowed is the apiserver's 405 for a method no route of the path has.
+func methodNotAllowed() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusMethodNotAllowed,
+		Reason:  metav1.StatusReasonMethodNotAllowed,
+		Message: "the server does not allow this method on the requested resource",
+		Details: &metav1.StatusDetails{},
+	}}
+}
+
 // methodNotSupported is the apiserver's 405 for a verb a resource does not have.
 func methodNotSupported(t target, method string) error {
 	verb := strings.ToLower(method)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // What the apiserver's per-resource strategies do to an object before it is stored, for the parts
@@ -35,9 +36,8 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 			f.Set(reflect.Zero(f.Type()))
 		}
 	}
-	m.SetGeneration(0)
 	if t.generation {
-		m.SetGeneration(1)
+		m.SetGeneration(1) // other resources keep what the request says (observed-writes.md)
 	}
 	switch o := obj.(type) {
 	case *corev1.Namespace:
@@ -46,6 +46,14 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		setNamespaceNameLabel(o)
 	case *corev1.Pod:
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&o.Spec)}
+		admitPodTolerations(o)
+		if o.Spec.Priority == nil {
+			o.Spec.Priority = ptr.To[int32](0) // the Priority admission plugin, without a PriorityClass
+		}
+		if o.Spec.PreemptionPolicy == nil {
+			p := corev1.PreemptLowerPriority
+			o.Spec.PreemptionPolicy = &p
+		}
 	case *corev1.Secret:
 		mergeStringData(o)
 	}
@@ -162,13 +170,13 @@ func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
 }
 
 // nameValidator is the name rule of a resource's ObjectMeta validation: DNS-1123 subdomains for
-// most, DNS labels for namespaces, DNS-1035 labels for services, path segments for RBAC's.
+// most, DNS labels for namespaces and services, path segments for RBAC's.
 func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
 	switch {
-	case t.gvr.Group == "" && t.gvr.Resource == "namespaces":
+	case t.gvr.Group == "" && (t.gvr.Resource == "namespaces" || t.gvr.Resource == "services"):
+		// Services: DNS labels since RelaxedServiceNameValidation (observed-writes.md, create /
+		// service invalid name: "1svc" is accepted).
 		return apimachineryvalidation.NameIsDNSLabel
-	case t.gvr.Group == "" && t.gvr.Resource == "services":
-		return apimachineryvalidation.NameIsDNS1035Label
 	case t.gvr.Group == "rbac.authorization.k8s.io":
 		return path.ValidatePathSegmentName
 	default:
@@ -181,8 +189,8 @@ func validateMeta(t *resourceType, m metav1Object) field.ErrorList {
 	return apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, nameValidator(t), field.NewPath("metadata"))
 }
 
-// validateMetaUpdate is the common ObjectMeta validation of an update.
-func validateMetaUpdate(t *resourceType, m, old metav1Object) field.ErrorList {
-	errs := apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, nameValidator(t), field.NewPath("metadata"))
-	return append(errs, apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, field.NewPath("metadata"))...)
+// validateMetaUpdate is the common ObjectMeta validation of an update (labels, annotations,
+// finalizers, owner references, immutable name and namespace; the name was validated on create).
+func validateMetaUpdate(m, old metav1Object) field.ErrorList {
+	return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, field.NewPath("metadata"))
 }

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -55,7 +54,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
-	warnings, err := strictness(opts.FieldValidation, d.unknown)
+	warnings, err := strictness(t.res.resourceType, opts.FieldValidation, d.unknown)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -131,14 +130,17 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 	om, _ := meta.Accessor(old)
 	switch rv := m.GetResourceVersion(); {
 	case rv == "" && !r.unconditionalUpdate:
-		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), t.name, field.ErrorList{
+		// The store names the resource, not the kind, in this one.
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: r.gvr.Group, Kind: r.gvr.Resource}, t.name, field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
 	case rv != "" && rv != om.GetResourceVersion():
 		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name, fmt.Errorf("%s", optimisticLockMessage))
 	}
 	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
+		// The storage layer's precondition failure, as the apiserver words it.
 		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
-			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", om.GetUID(), uid))
+			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
+				storageKey(r, t.namespace, t.name), uid, om.GetUID()))
 	}
 	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
 	m.SetResourceVersion(om.GetResourceVersion())
@@ -160,10 +162,8 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 	if r.generation && t.subresource == "" && specChanged(obj, old) {
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
-	errs := validateMetaUpdate(r.resourceType, m, om)
-	if om.GetDeletionTimestamp() != nil {
-		errs = append(errs, apimachineryvalidation.ValidateNoNewFinalizers(m.GetFinalizers(), om.GetFinalizers(), field.NewPath("metadata", "finalizers"))...)
-	}
+	// The ObjectMeta update validation includes "no new finalizers" once deletion started.
+	errs := validateMetaUpdate(m, om)
 	errs = append(errs, validateKindUpdate(r, obj, old)...)
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), t.name, errs)
@@ -176,7 +176,7 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 			return nil, err
 		}
 	}
-	b, err := encode(r.resourceType, obj)
+	b, err := encodeStored(r.resourceType, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -204,4 +204,13 @@ func validateKindUpdate(r *served, obj, old runtime.Object) field.ErrorList {
 		return validatePodSpecUpdate(p, old.(*corev1.Pod))
 	}
 	return nil
+}
+
+// storageKey is the object's etcd key in a kube-apiserver with the default prefix, which storage
+// errors name.
+func storageKey(r *served, namespace, name string) string {
+	if r.namespaced {
+		return "/registry/" + r.gvr.Resource + "/" + namespace + "/" + name
+	}
+	return "/registry/" + r.gvr.Resource + "/" + name
 }

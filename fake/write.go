@@ -43,7 +43,7 @@ func dryRun(values []string) bool { return len(values) > 0 }
 
 // strictness applies fieldValidation to a body's unknown or duplicate fields: Strict fails the
 // request with the apiserver's 400; Warn (the default) returns them as warnings; Ignore drops them.
-func strictness(fieldValidation string, unknown []string) ([]string, error) {
+func strictness(t *resourceType, fieldValidation string, unknown []string) ([]string, error) {
 	if len(unknown) == 0 {
 		return nil, nil
 	}
@@ -51,7 +51,8 @@ func strictness(fieldValidation string, unknown []string) ([]string, error) {
 	case metav1.FieldValidationIgnore:
 		return nil, nil
 	case metav1.FieldValidationStrict:
-		return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(unknown, ", "))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s",
+			t.gvk.Kind, t.gvk.Version, t.gvk.Kind, strings.Join(unknown, ", ")))
 	default:
 		return unknown, nil
 	}
@@ -79,7 +80,7 @@ func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.O
 	}
 	rv := s.rv.Load() + 1
 	m.SetResourceVersion(rvString(rv))
-	b, err := encode(r.resourceType, obj)
+	b, err := encodeStored(r.resourceType, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err != nil {
 		return nil, nil, err
 	}
-	warnings, err := strictness(opts.FieldValidation, d.unknown)
+	warnings, err := strictness(r.resourceType, opts.FieldValidation, d.unknown)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,7 +187,8 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		return nil, nil, err
 	}
 	if m.GetResourceVersion() != "" {
-		return nil, nil, internalError("resourceVersion should not be set on objects to be created")
+		// The storage layer's error, which the apiserver answers as a bare 500.
+		return nil, nil, statusError(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created")
 	}
 	s.fillSystemFields(m)
 	prepareCreate(r.resourceType, d.obj, m)
@@ -234,7 +236,7 @@ func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object
 		}
 	}
 	if dry {
-		return encode(r.resourceType, obj)
+		return encodeStored(r.resourceType, obj)
 	}
 	return s.commitLocked(r, watchcache.Added, obj)
 }

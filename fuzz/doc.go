@@ -4,10 +4,10 @@
 // possible — a key-sorted slice per resourceVersion (a full copy of the state for every event),
 // history as a list, full scans, its own pagination and continue tokens, apimachinery's selectors
 // on maps, no indexes. Objects are held under storage keys, given with an event or a re-list
-// object or made from the metadata; key.go states what the key decides (where the object is, which
+// object or made from the metadata; key_test.go states what the key decides (where the object is, which
 // namespace reaches it, order, tokens) and what the object decides (everything selectors read).
-// Its tests (in _test.go files) drive package watchcache and the model with the same inputs and
-// require identical answers:
+// The model and the tests are test files: the package exports nothing. The tests drive package
+// watchcache and the model with the same inputs and require identical answers:
 //
 //   - TestDifferential: random event streams (adds, updates moving pods between nodes and labels,
 //     deletes, bookmarks, re-lists, index and field registrations) interleaved with random
@@ -45,8 +45,8 @@
 //     drawn only when bit 2 of the first byte is set, so inputs written before keys existed
 //     decode as they did (the keyed-* corpus entries set it).
 //
-//   - TestRegression*: minimal reproductions of the core bugs these tests found (all fixed), kept
-//     with the corpus entries named known-* so that they stay fixed.
+//   - TestRegression*: minimal reproductions of bugs of the core, kept with the corpus entries
+//     named known-*, so that a cache with one of them fails.
 //
 // The seed corpora under testdata/fuzz/<FuzzName> run with every `go test`. To fuzz one target
 // longer:

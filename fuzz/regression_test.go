@@ -12,7 +12,7 @@ import (
 )
 
 // Regression tests: minimal reproductions of the core bugs the differential tests and fuzzers
-// found, each fixed in package watchcache. The comments describe the bug as it was.
+// found in package watchcache. Each comment says what a cache with the bug answers.
 
 func regressionCache(t *testing.T) *watchcache.Cache {
 	t.Helper()

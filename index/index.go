@@ -1,7 +1,6 @@
 package index
 
 import (
-	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -10,15 +9,16 @@ import (
 	"github.com/google/btree"
 )
 
-// Degree is the B-tree degree of the key trees of values with more than maxSmall keys. Every write
+// degree is the B-tree degree of the key trees of values with more than maxSmall keys. Every write
 // after a snapshot clone copies the nodes on its path, so the node size sets the cost of a write,
 // and the depth the cost of a seek.
 //
 // Memory per entry (pointer items, 100k entries, the key strings not counted): ≈42 B when values
 // have ≈20 keys each (node names, in slices), ≈53 B with 1,000 (B-trees), ≈53 B with four, ≈93 B
-// with two, ≈103 B for a unique value per key. The single B-tree of (value, key) entries this
-// replaced was 20–25% slower to seek and to write (watchcache BenchmarkIndexedPage, BenchmarkApply).
-const Degree = 16
+// with two, ≈103 B for a unique value per key. One B-tree of every (value, key) entry instead of
+// a directory of values is 20–25% slower to seek and to write (watchcache BenchmarkIndexedPage,
+// BenchmarkApply).
+const degree = 16
 
 // Kind says what an index is keyed on.
 type Kind uint8
@@ -44,13 +44,6 @@ func (s Spec) String() string {
 		return "label:" + s.Name
 	}
 	return "field:" + s.Name
-}
-
-// Entry is one (value, key) pair and the item stored with it.
-type Entry[T any] struct {
-	Value string
-	Key   string
-	Item  T
 }
 
 // Index is a set of (value, key) entries in two levels: a directory of the distinct values (a
@@ -101,7 +94,7 @@ type keyTree[T any] struct {
 // maxSmall is the most keys a keyTree keeps in a slice; it turns back into one at maxSmall/2. A
 // write copies a shared slice whole, as it copies a B-tree's node, and up to 32 keys a slice is
 // as cheap to write and cheaper to range over: at 32 instead of 8 (node names have ≈20 pods each)
-// BenchmarkApply measured ≈15.0 instead of ≈15.5 µs, BenchmarkIndexedPageCold ≈2.8 instead of ≈3.5.
+// watchcache's BenchmarkApply takes ≈15.0 µs against ≈15.5, BenchmarkIndexedPageCold ≈2.8 against ≈3.5.
 const maxSmall = 32
 
 // len is the number of keys.
@@ -145,7 +138,7 @@ func (kt *keyTree[T]) put(e KeyItem[T], free *btree.FreeListG[KeyItem[T]]) bool 
 		kt.small = slices.Insert(kt.small, i, e)
 		return false
 	}
-	kt.t = *btree.NewWithFreeListG(Degree, keyItemLess[T], free)
+	kt.t = *btree.NewWithFreeListG(degree, keyItemLess[T], free)
 	for _, k := range kt.small {
 		kt.t.ReplaceOrInsert(k)
 	}
@@ -294,16 +287,6 @@ func (x *Index[T]) copyValue(v string) string {
 	return unsafe.String(&x.arena[start], len(v))
 }
 
-// Ascend yields the entries whose value is value and whose key is ≥ fromKey, in key order.
-// Cost: a seek in the directory and one in the value's keys, then O(1) per entry.
-func (x *Index[T]) Ascend(value, fromKey string) iter.Seq[Entry[T]] {
-	return func(yield func(Entry[T]) bool) {
-		x.Lookup(value).Ascend(fromKey, func(key string, item T) bool {
-			return yield(Entry[T]{Value: value, Key: key, Item: item})
-		})
-	}
-}
-
 // Keys is one value's keys as found by Lookup: a handle on the Index's content at that time,
 // valid while the Index is not written (a clone handed to readers never is).
 type Keys[T any] struct {
@@ -374,14 +357,4 @@ func (k Keys[T]) Ascend(fromKey string, yield func(key string, item T) bool) {
 			return yield(e.Key, e.Item)
 		})
 	}
-}
-
-// Count returns the number of entries with the value, at most max when max > 0. It costs one
-// directory seek, whatever the count.
-func (x *Index[T]) Count(value string, max int) int {
-	n := x.Lookup(value).Len()
-	if max > 0 && n > max {
-		return max
-	}
-	return n
 }

@@ -54,6 +54,10 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 		writeStatus(w, apistatus.FromError(err))
 		return
 	}
+	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadata" {
+		writeStatusIndented(w, res.wrongShape(false))
+		return
+	}
 	w.Header().Set("Content-Type", req.out.contentType())
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, bodyBuffer)

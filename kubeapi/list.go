@@ -126,6 +126,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 	}
 	w.Header().Set("Content-Type", req.out.contentType())
 	meta := listMeta(page.ResourceVersion, page.Continue, page.RemainingItemCount)
+	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadataList" {
+		writeStatusIndented(w, req.res.wrongShape(true))
+		return
+	}
 	if req.out.format == formatMeta {
 		w.WriteHeader(http.StatusOK)
 		writePartialList(w, req.out.metaVersion, meta, page.Items)

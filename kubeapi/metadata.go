@@ -2,10 +2,14 @@ package kubeapi
 
 import (
 	"bufio"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Metadata-only responses (`Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`,
@@ -60,4 +64,34 @@ func writePartialList(w http.ResponseWriter, version string, meta []byte, items 
 	}
 	bw.WriteString("]}\n")
 	_ = bw.Flush() // a failed write means the client went away: nothing left to tell it
+}
+
+// wrongShape is the apiserver's 406 for PartialObjectMetadataList asked of one object, or
+// PartialObjectMetadata of a list (testdata/oracle/meta-get-pod-as-list.http,
+// meta-list-pods-as-object.http): it is found once the object or list was read, so the read's own
+// errors come first. The message names the apiserver's internal Go type, e.g. `*core.PodList`.
+// The apiserver writes this Status indented (writeStatusIndented).
+func (r *resource) wrongShape(list bool) *apierrors.StatusError {
+	pkg := "core"
+	if r.info.Group != "" {
+		pkg, _, _ = strings.Cut(r.info.Group, ".")
+	}
+	msg := "you requested PartialObjectMetadataList, but the requested object is not a list (*" + pkg + "." + r.info.Kind + ")"
+	if list {
+		msg = "you requested PartialObjectMetadata, but the requested object is a list (*" + pkg + "." + r.info.ListKind + ")"
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReason("NotAcceptable"), Message: msg,
+	}}
+}
+
+// writeStatusIndented answers with a Status encoded with two-space indentation, as the apiserver
+// writes the errors of its response transformations (wrongShape).
+func writeStatusIndented(w http.ResponseWriter, st *apierrors.StatusError) {
+	s := st.ErrStatus
+	s.Kind, s.APIVersion = "Status", "v1"
+	b, _ := json.MarshalIndent(&s, "", "  ") // strings and integers: cannot fail
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(int(s.Code))
+	_, _ = w.Write(b) // without a final newline, as recorded
 }

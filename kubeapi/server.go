@@ -64,6 +64,9 @@ type Server struct {
 	mu          sync.RWMutex
 	groups      []*apiGroup  // registration order; the core group, if any, is among them with name ""
 	readyChecks []readyCheck // AddReadyCheck's, in order
+	gen         uint64       // counts registrations: what openapi was made for
+	// openapi is the OpenAPI documents for the registrations of gen, nil until asked for.
+	openapi *openAPISet
 }
 
 // apiGroup is one API group and its versions, in registration order (the first is preferred).
@@ -87,6 +90,8 @@ type resource struct {
 	gr    schema.GroupResource
 	// typePrefix is `{"kind":"<Kind>","apiVersion":"<gv>",`, how its objects begin (typemeta.go).
 	typePrefix []byte
+	// emptyTail ends a bookmark's object after its metadata (typemeta.go).
+	emptyTail []byte
 }
 
 // NewServer returns a Server with no resources.
@@ -145,9 +150,11 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 		gv:         info.GroupVersion(),
 		gr:         schema.GroupResource{Group: info.Group, Resource: info.Resource},
 		typePrefix: typePrefix(info.Kind, info.GroupVersion()),
+		emptyTail:  emptyTail(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 	}
 	gv.resources = append(gv.resources, r)
 	gv.byName[info.Resource] = r
+	s.gen++
 	return nil
 }
 
@@ -182,6 +189,7 @@ func (s *Server) lookup(group, version string) *groupVersion {
 // ServeHTTP serves one request:
 //
 //	GET /version, /api, /api/v1, /apis, /apis/{group}, /apis/{group}/{version}   discovery
+//	GET /openapi/v2, /openapi/v3, /openapi/v3/{api/v1 | apis/{group}/{version}}   OpenAPI (openapi.go)
 //	GET {prefix}/{resource}                                  list (watch with ?watch=true)
 //	GET {prefix}/namespaces/{namespace}/{resource}           list in a namespace (watch with ?watch=true)
 //	GET {prefix}/namespaces/{namespace}/{resource}/{name}    get (namespaced)
@@ -233,6 +241,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.serveRoot(w, r)
 	case len(segs) == 1 && segs[0] == "version":
 		s.serveVersion(w, r)
+	case segs[0] == "openapi":
+		s.serveOpenAPI(w, r, segs)
 	case len(segs) >= 1 && (segs[0] == "healthz" || segs[0] == "livez" || segs[0] == "readyz"):
 		s.serveHealth(w, r, segs)
 	case segs[0] == "api" && len(segs) == 1:

@@ -126,6 +126,7 @@ func (t *table) writeRow(bw *bufio.Writer, obj []byte) {
 	}
 	switch t.include {
 	case includeNone:
+		bw.WriteString(`,"object":null`) // testdata/oracle/table-configmaps-none.http
 	case includeObject:
 		bw.WriteString(`,"object":`)
 		bw.Write(t.res.withKind(obj))

@@ -2,8 +2,11 @@ package kubeapi
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/tidwall/gjson"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // The apiserver writes kind and apiVersion on every object it answers alone (a get, a watch
@@ -95,4 +98,21 @@ func withoutTypeMeta(obj []byte) []byte {
 		return true
 	})
 	return append(out, '}')
+}
+
+// emptyTail is what follows metadata when the apiserver encodes an empty object of kind — the
+// zero values Go's encoding of the type writes (`,"spec":{"containers":null},"status":{}}` for a
+// Pod) — up to the closing brace, found by encoding the built-in type once; `}` for kinds
+// client-go's scheme lacks (custom resources, whose empty object is unstructured).
+func emptyTail(gvk schema.GroupVersionKind) []byte {
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return []byte("}")
+	}
+	b, err := json.Marshal(obj)
+	rest, ok := bytes.CutPrefix(b, []byte(`{"metadata":{}`))
+	if err != nil || !ok {
+		return []byte("}")
+	}
+	return rest
 }

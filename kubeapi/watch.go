@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/watchcache/watchcache/apistatus"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -39,8 +42,15 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 	if timeout == 0 {
 		timeout = time.Duration(float64(s.opts.MinRequestTimeout) * (1 + rand.Float64()))
 	}
-	// The cache schedules the bookmarks of a watch with a deadline 2 s before it (rule 5.7).
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	// The cache schedules the bookmarks of a watch with a deadline 2 s before it (rule 5.7). A
+	// negative timeout (timeoutSeconds < 0, or so large that the product overflows, as it does in
+	// the apiserver's same arithmetic) is a deadline already past: the watch is still validated
+	// (its option errors come first), then ends with expired.
+	expired := timeout < 0
+	ctx, cancel := context.WithCancel(r.Context())
+	if !expired {
+		ctx, cancel = context.WithTimeout(r.Context(), timeout)
+	}
 	defer cancel()
 	wt, err := req.res.cache.Watch(ctx, watchcache.WatchOptions{
 		Namespace:            req.namespace,
@@ -68,6 +78,16 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 	}
 	bw := bufio.NewWriterSize(w, bodyBuffer)
 	enc := &eventEncoder{res: req.res}
+	if expired {
+		enc.write(bw, watchcache.WatchEvent{Type: watchcache.Error, Err: errDeadlinePassed})
+		_ = bw.Flush()
+		return
+	}
+	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadata" {
+		// The apiserver cannot encode an event as a list: its stream ends without one
+		// (testdata/oracle/watch-configmaps-metalist.http).
+		return
+	}
 	if req.out.format == formatMeta {
 		enc.metaVersion = req.out.metaVersion
 	}
@@ -108,6 +128,16 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 		}
 	}
 }
+
+// errDeadlinePassed is the ERROR a watch whose timeout is already past ends with: the
+// apiserver's answer to timeoutSeconds=10000000000 (whose duration overflows to a negative one),
+// testdata/oracle/watch-timeout-huge.http. Its handler races the expired deadline against the
+// watch's first events, so it also answers such watches with an empty stream or with a few
+// initial events (reference/observed-fidelity.md); this server always gives the ERROR.
+var errDeadlinePassed = &apierrors.StatusError{ErrStatus: metav1.Status{
+	Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
+	Message: context.DeadlineExceeded.Error(),
+}}
 
 // eventEncoder writes watch events as JSON lines.
 type eventEncoder struct {
@@ -155,7 +185,9 @@ func (e *eventEncoder) write(bw *bufio.Writer, ev watchcache.WatchEvent) {
 	bw.WriteString("}\n")
 }
 
-// bookmark renders a BOOKMARK's object (rules 5.7, 5.8).
+// bookmark renders a BOOKMARK's object (rules 5.7, 5.8): an empty object of the kind, as the
+// apiserver encodes one (`{"kind":"Pod","apiVersion":"v1","metadata":{...},"spec":{"containers":null},"status":{}}`,
+// testdata/oracle/watchlist-pods.http), with only the resourceVersion and the annotation.
 func (e *eventEncoder) bookmark(ev watchcache.WatchEvent) []byte {
 	b := make([]byte, 0, 160)
 	b = append(b, `{"kind":`...)
@@ -168,5 +200,6 @@ func (e *eventEncoder) bookmark(ev watchcache.WatchEvent) []byte {
 	if ev.InitialEventsEnd {
 		b = append(b, `,"annotations":{"`+watchcache.InitialEventsAnnotation+`":"true"}`...)
 	}
-	return append(b, "}}"...)
+	b = append(b, '}')
+	return append(b, e.res.emptyTail...)
 }

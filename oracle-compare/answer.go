@@ -38,6 +38,8 @@ type answer struct {
 	ItemRVs   []string `json:"-"`
 	// ItemsWithKind counts items that carry kind and apiVersion (the apiserver's list items don't).
 	ItemsWithKind int `json:"itemsWithKind,omitempty"`
+	// Body is the answer's bytes, compared byte for byte once everything above agrees.
+	Body []byte `json:"-"`
 
 	// A Status.
 	Reason     string   `json:"reason,omitempty"`
@@ -128,6 +130,7 @@ func (s *server) do(method, path, contentType string, body []byte) answer {
 		a.Err = err.Error()
 		return a
 	}
+	a.Body = bytes.Clone(data) // data is the reused buffer
 	var w wireList
 	if err := json.Unmarshal(data, &w); err != nil {
 		a.Err = "decode: " + err.Error() + ": " + truncate(string(data), 200)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +86,11 @@ var mainCases = []tcase{
 	{"F20", "/api/v1/services?fieldSelector=spec.clusterIPs%3D10.96.0.1", 1, "4.3: unsupported field of a kind with a conversion func"},
 	{"F21", "/api/v1/namespaces?fieldSelector=metadata.namespace%3Dx", 1, "4.3: namespaces do not select on metadata.namespace"},
 	{"F15", pods + "?fieldSelector=spec.nodeName%3D&limit=3", 1, "4.2: missing field is \"\" (all pods are bound here: empty)"},
+	// Gets: the object alone, with kind and apiVersion first (byte for byte like everything else).
+	{"G1", "/api/v1/nodes/node-7", 1, "6.7: get of a cluster-scoped object"},
+	{"G2", "/api/v1/namespaces/ns-3", 1, "6.7: get of a namespace"},
+	{"G3", "/api/v1/namespaces/default/services/kubernetes", 1, "6.7: get of a namespaced object"},
+	{"G4", "/api/v1/namespaces/ns-3/pods/nope", 1, "6.7: 404 of a get"},
 	// Errors.
 	{"E1", pods + "?limit=3&continue=not-a-valid-token", 1, "2.3/2.4"},
 	{"E2", pods + "?limit=3&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NX0", 1, "2.3: empty start"},
@@ -416,8 +422,31 @@ func chainSummary(pages []answer, items []string) string {
 
 var currentRV = regexp.MustCompile(`current: \d+`)
 
-// diffAnswers lists what differs between the apiserver's answer a and ours o.
+// diffAnswers lists what differs between the apiserver's answer a and ours o: the fields below,
+// then, when they all agree, the bodies byte for byte. Nothing is canonicalised: the apiserver
+// writes every object and list in its types' field order and every map in key order, and so must
+// we.
 func diffAnswers(a, o answer) []string {
+	d := diffFields(a, o)
+	if len(d) == 0 && a.Err == "" && o.Err == "" && !bytes.Equal(a.Body, o.Body) {
+		d = append(d, bodyDiff(a.Body, o.Body))
+	}
+	return d
+}
+
+// bodyDiff says where two bodies first differ, with some context of each.
+func bodyDiff(a, o []byte) string {
+	i := 0
+	for i < len(a) && i < len(o) && a[i] == o[i] {
+		i++
+	}
+	from := max(0, i-60)
+	ctx := func(b []byte) string { return string(b[from:min(len(b), i+60)]) }
+	return fmt.Sprintf("bytes differ at %d of %d/%d: %q vs %q", i, len(a), len(o), ctx(a), ctx(o))
+}
+
+// diffFields lists what differs between the reduced answers.
+func diffFields(a, o answer) []string {
 	var d []string
 	if a.Err != "" || o.Err != "" {
 		if a.Err != o.Err {

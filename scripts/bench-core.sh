@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the core's hot paths on 100k generated pods (issues 2, 3, 4), medians of COUNT runs.
+# Benchmarks of the core's hot paths on 100k generated pods, medians of COUNT runs.
 # Usage: scripts/bench-core.sh [COUNT]   (default 5; about 6 minutes on 2 cores)
 # Prints a benchstat table; BENCHMARKS.md quotes it.
 set -euo pipefail

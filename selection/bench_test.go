@@ -29,7 +29,8 @@ func BenchmarkExtract(b *testing.B) {
 	}
 }
 
-// ReferenceExtract: the extraction Extract replaced (validJSON, then a gjson walk), for comparison.
+// ReferenceExtract: the two-pass extraction (validJSON, then a gjson walk) that Extract's single
+// pass is compared with.
 func BenchmarkReferenceExtract(b *testing.B) {
 	s := PodSchema()
 	for _, sz := range sizes {

@@ -28,8 +28,7 @@ func Example() {
 
 	labels, _ := selection.ParseLabels("app=web,tier in (frontend,backend)")
 	fields, _ := schema.ParseFields("spec.host=node-7,status.ready=True,status.podIP!=")
-	p := selection.Predicate{Label: labels, Field: fields}
-	fmt.Println(fields, p.MatchesObject(&obj))
+	fmt.Println(fields, fields.Matches(obj.Fields) && labels.Matches(obj.Labels))
 
 	// An index on spec.nodeName can serve the query; the predicate filters what it returns.
 	node, _ := fields.Requires("spec.nodeName")

@@ -322,12 +322,10 @@ func (x *extractor) setLabels(v gjson.Result) {
 	}
 }
 
-// readLabels returns the labels of a labels object, sorted, in one allocation. In a
-// labels object every key and every value is a string, so the unescaped quotes number four per
-// label; counting quotes (a vectorised byte count) sizes the slice without a second ForEach.
-// Escaped quotes only make the estimate larger.
-// ReadLabels reads the JSON text of a labels object (Object.LabelsRaw) into sorted labels, with
-// the errors Extract gives for metadata.labels.
+// ReadLabels reads the JSON text of a labels object (Object.LabelsRaw, which ExtractKnownLabels
+// leaves unread for a label set its caller has seen) into sorted labels, with the errors Extract
+// gives for metadata.labels (wrapping ErrMalformed); nil for an empty object.
+// Safe for concurrent use.
 func ReadLabels(raw string) (Labels, error) {
 	v := gjson.Parse(raw)
 	if !v.IsObject() {
@@ -336,6 +334,10 @@ func ReadLabels(raw string) (Labels, error) {
 	return readLabels(v)
 }
 
+// readLabels returns the labels of a labels object, sorted, in one allocation. In a
+// labels object every key and every value is a string, so the unescaped quotes number four per
+// label; counting quotes (a vectorised byte count) sizes the slice without a second ForEach.
+// Escaped quotes only make the estimate larger.
 func readLabels(v gjson.Result) (Labels, error) {
 	n := strings.Count(v.Raw, `"`) / 4
 	if n == 0 {

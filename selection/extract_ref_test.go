@@ -6,8 +6,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// referenceExtract is the extraction Extract replaced, kept as the reference its tests compare
-// against: validJSON, then gjson walking the top-level object with ForEach and descending into the
+// referenceExtract is the reference Extract's tests compare against, the same extraction in two
+// passes: validJSON, then gjson walking the top-level object with ForEach and descending into the
 // keys the plan has nodes for (acts first, then the members). Slower (two scans), simpler.
 func (s *Schema) referenceExtract(raw []byte) (Object, error) {
 	if !validJSON(raw) {

@@ -320,7 +320,7 @@ func TestExtractAllocs(t *testing.T) {
 }
 
 // TestExtractAgreesWithReference: the one-pass walk (syntax check and extraction together) returns
-// exactly what validJSON followed by the gjson walk it replaced returns, on the inputs where the
+// exactly what validJSON followed by a gjson walk (referenceExtract) returns, on the inputs where the
 // two orders of work could differ: a syntax error after a semantic one, escaped keys, nesting at
 // the limit under keys the walk descends into, values of planned keys that are not objects.
 func TestExtractAgreesWithReference(t *testing.T) {

@@ -101,7 +101,7 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		raw = append([]byte(nil), raw...) // Extract's result aliases raw; keep the fuzzer's buffer out of it
 		o, err := s.Extract(raw)
-		ref, rerr := s.referenceExtract(raw) // the two-pass extraction Extract replaced
+		ref, rerr := s.referenceExtract(raw) // the two-pass reference extraction
 		if fmt.Sprint(err) != fmt.Sprint(rerr) || !reflect.DeepEqual(o, ref) {
 			t.Fatalf("Extract = %+v, %v; reference %+v, %v", o, err, ref, rerr)
 		}

@@ -21,8 +21,8 @@ type Labels []Label
 var _ labels.Labels = Labels(nil)
 
 // linearMax is the size up to which lookups scan instead of bisecting. A scan mostly compares
-// lengths (inline), a bisection calls the string comparison at every step: measured with 5
-// lookups per set, 32 vs 66 ns at 8 labels, 51 vs 83 ns at 16, 89 vs 114 ns at 32. Most pods
+// lengths (inline), a bisection calls the string comparison at every step: with 5 lookups per set
+// (BenchmarkLabelMatches), 32 vs 66 ns at 8 labels, 51 vs 83 ns at 16, 89 vs 114 ns at 32. Most pods
 // carry 2–10 labels.
 const linearMax = 32
 

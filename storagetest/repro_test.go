@@ -19,10 +19,9 @@ import (
 // (watchcache.Event.Key), so it holds the new value under that key and a consistent Get serves it,
 // as the etcd3 store does.
 //
-// It began as bug 1 of RESULTS.md: before keyed events the cache refused the new value
-// (ErrNamespaceMismatch) and kept serving the previous one; ec5cdac made the key leave the cache
-// instead (source/etcd TestRejectedUpdateRemovesStaleObject still checks that for values the cache
-// cannot hold at all). Neither the stale value nor NotFound is right any more.
+// RESULTS.md, bug 1, describes the case. Neither the previous value nor NotFound is right: the
+// key holds the new value (source/etcd TestRejectedUpdateRemovesStaleObject checks that a value
+// the cache cannot hold at all makes the key leave the cache).
 func TestUpdateWithoutNamespaceServedFromKey(t *testing.T) {
 	ctx := context.Background()
 	client := runEtcd(t, nil)

@@ -296,7 +296,7 @@ func buildRecords(schema *selection.Schema, namespaced bool, n int, object func(
 // AddIndex registers an index and builds it from the current content (O(n log n) under the writer
 // lock). From then on every snapshot carries it; older snapshots are served by key scans, with the
 // same results.
-func (c *Cache) AddIndex(spec index.Spec) error {
+func (c *Cache) AddIndex(spec IndexSpec) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.work.findIndex(spec) != nil {
@@ -317,7 +317,7 @@ func (c *Cache) AddIndex(spec index.Spec) error {
 }
 
 // Indexes lists the registered indexes.
-func (c *Cache) Indexes() []index.Spec {
+func (c *Cache) Indexes() []IndexSpec {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]index.Spec, len(c.work.indexes))

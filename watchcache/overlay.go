@@ -133,7 +133,7 @@ func (ov *overlay) walk(pl plan, yield func(hit) bool) {
 }
 
 // collect offers the merged walk to cl.
-func (ov *overlay) collect(pl plan, cl *collector) { ov.walk(pl, cl.hit) }
+func (ov *overlay) collect(pl plan, cl *collector) { ov.walk(pl, cl.visit()) }
 
 // get returns the overlay's version of key, or the base store's at the overlay's RV.
 func (ov *overlay) get(key string) (*record, bool) {

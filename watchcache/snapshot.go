@@ -159,7 +159,7 @@ func (s *snapshot) collect(pl plan, cl *collector) {
 			return
 		}
 	}
-	s.walk(pl, cl.hit)
+	s.walk(pl, cl.visit())
 }
 
 // hasKeyAfter reports whether the plan's key range holds a key after key: O(log n).

@@ -87,16 +87,26 @@ func (cl *collector) full() bool {
 	return false
 }
 
-// hit offers the next key of the range, whose version is read only if its labels match; false
-// ends the walk.
-func (cl *collector) hit(h hit) bool {
-	if cl.full() {
-		return false
+// visit returns the walk callback that offers each key of the range to cl, reading its version
+// only if its labels match; it returns false to end the walk. The page's own case is written out
+// in the closure, so that a walk pays one call per key, as a plain loop over a page of 500 would
+// not notice; visit itself inlines, so the closure stays on its caller's stack.
+func (cl *collector) visit() func(hit) bool {
+	return func(h hit) bool {
+		if cl.full() {
+			return false
+		}
+		if !cl.pred.matchHit(&h, cl.rv) {
+			return true
+		}
+		if cl.send != nil {
+			return cl.add(h.key, h.rec)
+		}
+		cl.n++
+		cl.last = h.key
+		cl.items = append(cl.items, h.rec.raw)
+		return true
 	}
-	if cl.pred.matchHit(&h, cl.rv) {
-		return cl.add(h.key, h.rec)
-	}
-	return true
 }
 
 // record offers the next key of the range with its version; false ends the walk.

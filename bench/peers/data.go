@@ -19,7 +19,7 @@ type Dataset struct {
 	Raw [][]byte
 }
 
-// Shape of the benchmark cluster (issue 7): 5,000 nodes and 200 namespaces at every size, so a
+// Shape of the benchmark cluster: 5,000 nodes and 200 namespaces at every size, so a
 // spec.nodeName selector matches ≈ N/5000 pods (20 at 100k).
 const (
 	Nodes      = 5000

@@ -89,10 +89,10 @@ func newSource(f sourceFlags, log *slog.Logger) (source, error) {
 	if f.churn < 0 {
 		return nil, fmt.Errorf("--churn must be ≥ 0, not %v", f.churn)
 	}
-	if f.gen.Pods == 0 && !f.set["nodes"] && !f.set["namespaces"] {
-		f.gen.Nodes, f.gen.Namespaces = 0, 0 // --pods 0: an empty cluster
-	}
-	return &generated{gen: testdata.New(f.gen), rate: f.churn, log: log}, nil
+	// --pods 0 (without --nodes or --namespaces): an empty cluster (the generator reads a zero
+	// as its default size).
+	empty := f.set["pods"] && f.gen.Pods == 0 && !f.set["nodes"] && !f.set["namespaces"]
+	return &generated{gen: testdata.New(f.gen), rate: f.churn, log: log, empty: empty}, nil
 }
 
 // generated is a cluster from internal/testdata: namespaces, nodes and pods (and empty configmaps
@@ -108,6 +108,8 @@ type generated struct {
 	// store, when set, is the writable fake the cluster is stored through: each object then gets
 	// the fake's next resourceVersion, and users' writes interleave with the churn.
 	store *fake.Server
+	// empty says the cluster has no generated objects at all (--pods 0).
+	empty bool
 }
 
 // podsGVR and the others name the generated resources for the fake.
@@ -127,6 +129,17 @@ func (g *generated) Resources() []kubeapi.ResourceInfo {
 }
 
 func (g *generated) Load(ctx context.Context, c caches) error {
+	if g.empty {
+		if g.store != nil {
+			return nil // the fake's own default namespaces only
+		}
+		for _, cache := range c {
+			if err := cache.Replace(nil, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	cfg := g.gen.Config()
 	start := time.Now()
 	ns := make([][]byte, cfg.Namespaces)
@@ -230,7 +243,7 @@ func (g *generated) pods(ctx context.Context, n int) ([][]byte, error) {
 // Run changes pods at g.rate per second from the testdata churn stream (about 80% updates, 10%
 // deletes, 10% creates) until ctx ends.
 func (g *generated) Run(ctx context.Context, c caches) error {
-	if g.rate == 0 || g.gen.Config().Pods == 0 {
+	if g.rate == 0 || g.empty {
 		<-ctx.Done()
 		return nil
 	}

@@ -87,7 +87,7 @@ func TestConsistentReadSpeculates(t *testing.T) {
 	cli := startEtcd(t)
 	installDelayed(cli, 30*time.Millisecond)
 	// An interval far above a read's duration: every request counted was sent for a read, none is a
-	// retry. The old requester, which waited an interval between requests, failed here with 504s.
+	// retry. A requester that waits an interval between requests fails here with 504s.
 	src := New(cli, Options{Logger: testLogger(t), ProgressInterval: 5 * time.Second, ProgressTimeout: 10 * time.Second})
 	pods, gen := podsAndNodes(t, cli, src, 10, 5)
 	ctx := context.Background()

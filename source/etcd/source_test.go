@@ -158,7 +158,7 @@ func TestAddAndRunErrors(t *testing.T) {
 }
 
 // A cached object whose new value the cache rejects leaves the cache: serving its previous value
-// would be stale (found by the apiserver's storage suite, storagetest/RESULTS.md bug 1).
+// would be stale (the apiserver's storage suite checks it too: storagetest/RESULTS.md, bug 1).
 func TestRejectedUpdateRemovesStaleObject(t *testing.T) {
 	cli := startEtcd(t)
 	h := newFeed(t, cli, Options{})

@@ -66,12 +66,12 @@ func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err
 	}
 	defer body.Close()
 	s.stats.watches.Add(1)
-	dec := json.NewDecoder(body)
+	frames := newFrameReader(body)
 	var items [][]byte
 	start := time.Now()
 	for {
-		var raw json.RawMessage // a fresh buffer per event: the cache keeps the object, a sub-slice of it
-		if err := dec.Decode(&raw); err != nil {
+		raw, err := frames.next() // a fresh slice per event: the cache keeps the object, a sub-slice of it
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return progressed, fmt.Errorf("kube: watch %s from %d: %w", s.opts.Resource, s.rv, ErrWatchEnded)
 			}

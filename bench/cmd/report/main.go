@@ -1,6 +1,6 @@
 // Command report turns the benchstat CSV of a bench/run.sh run into BENCHMARKS.md: per-workload
-// tables of medians for every peer and size, ratios of ours against each peer, and the issue-7
-// targets with met / not met.
+// tables of medians for every peer and size, ratios of ours against each peer, and the
+// performance targets with met / not met.
 //
 // Usage: report -csv results/benchstat.csv -text results/benchstat.txt -machine "..." -cmd "..." > BENCHMARKS.md
 package main
@@ -392,7 +392,7 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
-// targets prints the issue-7 targets, evaluated on the largest size measured for each (100k by
+// targets prints the performance targets, evaluated on the largest size measured for each (100k by
 // default).
 func targets(p func(string, ...any), m medians) {
 	size := "100k"

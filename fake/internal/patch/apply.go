@@ -30,7 +30,7 @@ func (p *Patcher) apply(k kind, fm *managedfields.FieldManager, live runtime.Obj
 			if fc.fail {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
 			}
-			fc.warnings = append(fc.warnings, err.Error())
+			fc.warn(err)
 		}
 	}
 	return out, nil

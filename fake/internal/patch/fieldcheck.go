@@ -1,6 +1,8 @@
 package patch
 
 import (
+	"strings"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,7 +53,25 @@ func (c *fieldCheck) decoded(value string, err error, strictErrs []error) error 
 		return invalid(runtime.NewStrictDecodingError(all).Error())
 	}
 	for _, e := range all {
-		c.warnings = append(c.warnings, e.Error())
+		c.warn(e)
 	}
 	return nil
+}
+
+// yamlStrictPrefixes begin a YAML strict decoding error that lists one problem a line.
+var yamlStrictPrefixes = []string{"yaml: unmarshal errors:\n", "error converting YAML to JSON: yaml: unmarshal errors:\n"}
+
+// warn records err as warnings the way the apiserver words them: a YAML strict error becomes one
+// warning per problem it lists (without the prefix), anything else one warning with its text.
+func (c *fieldCheck) warn(err error) {
+	msg := err.Error()
+	for _, prefix := range yamlStrictPrefixes {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			for _, line := range strings.Split(rest, "\n") {
+				c.warnings = append(c.warnings, strings.TrimSpace(line))
+			}
+			return
+		}
+	}
+	c.warnings = append(c.warnings, msg)
 }

@@ -1,12 +1,14 @@
 package patch
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +34,7 @@ type recorded struct {
 	Patch       string          `json:"patch"`
 	Current     json.RawMessage `json:"current"`
 	Code        int             `json:"code"`
+	Warnings    []string        `json:"warnings"` // raw Warning header values
 	Response    json.RawMessage `json:"response"`
 }
 
@@ -86,6 +89,19 @@ func (r recorded) request() Request {
 		req.FieldManager = ManagerFromUserAgent(r.UserAgent)
 	}
 	return req
+}
+
+// warnings returns the texts of the recorded Warning headers (RFC 7234 form: 299 - "text").
+func (r recorded) warnings(t *testing.T) []string {
+	var out []string
+	for _, h := range r.Warnings {
+		text, err := strconv.Unquote(strings.TrimPrefix(h, "299 - "))
+		if err != nil {
+			t.Fatalf("warning header %q: %v", h, err)
+		}
+		out = append(out, text)
+	}
+	return out
 }
 
 func (r recorded) current() []byte {
@@ -224,12 +240,16 @@ func TestOracle(t *testing.T) {
 	for _, r := range loadRecorded(t) {
 		t.Run(r.Name, func(t *testing.T) {
 			var out []byte
+			var warnings []string
 			var err error
 			switch r.Verb {
 			case "create", "update":
-				out, err = p.Update(r.current(), r.body(t), r.gvk(), "", ManagerFromUserAgent(r.UserAgent))
+				out, err = p.Update(r.current(), r.body(t), r.gvk(), r.Subresource, ManagerFromUserAgent(r.UserAgent))
 			default:
-				out, err = p.Patch(r.current(), r.request())
+				out, warnings, err = p.PatchWithWarnings(r.current(), r.request())
+				if want := r.warnings(t); !reflect.DeepEqual(warnings, want) {
+					t.Errorf("warnings = %q, the apiserver sent %q", warnings, want)
+				}
 			}
 			if check, ok := callerOwned[r.Name]; ok {
 				if err != nil {
@@ -247,6 +267,11 @@ func TestOracle(t *testing.T) {
 			}
 			if r.current() != nil {
 				out = simulateStrategy(t, r, out)
+				if unwritten(t, r) && !sameJSON(t, out, r.current()) {
+					// The caller finds a no-op by comparing with the stored object, so even the
+					// managedFields timestamps must stay as they were.
+					t.Errorf("the apiserver wrote nothing, but the result differs from the stored object\ngot    %s\nstored %s", out, r.current())
+				}
 			}
 			want := r.Response
 			if paths, ok := defaulted[r.Name]; ok {
@@ -291,6 +316,11 @@ func normaliseDetails(d *metav1.StatusDetails) *metav1.StatusDetails {
 	if len(c.Causes) == 0 {
 		c.Causes = nil
 	}
+	// The apiserver lists apply conflicts in map order, which varies from run to run.
+	c.Causes = slices.Clone(c.Causes)
+	slices.SortFunc(c.Causes, func(a, b metav1.StatusCause) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Message, b.Message))
+	})
 	return &c
 }
 
@@ -336,6 +366,33 @@ func simulateStrategy(t *testing.T, r recorded, out []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// unwritten reports whether the apiserver answered the stored object without writing it.
+func unwritten(t *testing.T, r recorded) bool {
+	var before, after struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(r.current(), &before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(r.Response, &after); err != nil {
+		t.Fatal(err)
+	}
+	return before.Metadata.ResourceVersion == after.Metadata.ResourceVersion
+}
+
+func sameJSON(t *testing.T, a, b []byte) bool {
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func compareObject(t *testing.T, out, response []byte) {

@@ -92,8 +92,8 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 }
 
 // Patch returns the patched object as JSON, with managedFields updated for req.FieldManager.
-// current is the stored object's JSON, or nil when the object does not exist: apply then creates
-// it, every other type answers 404. Errors are *apierrors.StatusError with kube-apiserver's codes,
+// current is the stored object's JSON, or nil when the object does not exist: apply to the main
+// resource then creates it, everything else answers 404. Errors are *apierrors.StatusError with kube-apiserver's codes,
 // reasons and messages.
 //
 // Patch does what the apiserver's patch handler does before storage: it validates the options,
@@ -158,6 +158,10 @@ func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, er
 		}
 		out, err = p.strategicPatch(k, fm, live, req, fc)
 	case types.ApplyPatchType:
+		if live == nil && req.Subresource != "" {
+			// A subresource never creates its object.
+			return nil, apierrors.NewNotFound(p.resource(req), name)
+		}
 		out, err = p.apply(k, fm, live, req, fc)
 	default:
 		err = unsupportedMediaType(k)
@@ -225,14 +229,11 @@ func (p *Patcher) kindOf(gvk schema.GroupVersionKind) (kind, error) {
 		return kind{}, apierrors.NewBadRequest(fmt.Sprintf("patch: incomplete kind %q", gvk.String()))
 	}
 	if p.scheme.Recognizes(gvk) {
-		return kind{gvk: gvk, typed: true, new: func() runtime.Object {
-			o, err := p.scheme.New(gvk)
-			if err != nil {
-				// Recognizes said yes; New cannot fail for a registered kind.
-				panic(fmt.Sprintf("patch: scheme recognises %v but cannot create it: %v", gvk, err))
-			}
-			return o
-		}}, nil
+		proto, err := p.scheme.New(gvk)
+		if err != nil {
+			return kind{}, internalError(fmt.Errorf("patch: creating a %v: %w", gvk, err))
+		}
+		return kind{gvk: gvk, typed: true, new: proto.DeepCopyObject}, nil
 	}
 	return kind{gvk: gvk, new: func() runtime.Object { return &unstructured.Unstructured{Object: map[string]any{}} }}, nil
 }

@@ -7,7 +7,7 @@
 # Usage: source $ORACLE_WORK/run/env && bash fake/testdata/discovery/record.sh
 set -euo pipefail
 cd "$(dirname "$0")"
-: "${KAS_URL:?source the oracle's run/env}" "${TOKEN:?}"
+: "${KAS_URL:?source the run env of the oracle}" "${TOKEN:?}"
 get() { curl -sfk -H "Authorization: Bearer $TOKEN" -H "Accept: $2" "$KAS_URL$1"; }
 agg='application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
 get /api "$agg" | jq . > aggregated-api.json

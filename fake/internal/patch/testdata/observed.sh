@@ -15,12 +15,13 @@ for f in oracle/*.json; do
 		"### `\(.name)` (\(input_filename | split("/")[-1]))\n\n" +
 		"`\(if .verb == "create" then "POST" elif .verb == "update" then "PUT" else "PATCH" end) \(.path)\(if (.subresource // "") != "" then "/" + .subresource else "" end)\(if (.query // "") != "" then "?" + .query else "" end)`" +
 		"\(if (.contentType // "") != "" then " — `Content-Type: \(.contentType)`" else "" end)\n\n" +
-		"```\n\(.patch)\n```\n\n" +
+		"```\n\(if (.patch|length) > 2000 then .patch[0:300] + " … (\(.patch|length) bytes)" else .patch end)\n```\n\n" +
 		"**\(.code)**" +
 		(if .code >= 300 and (.response|type) == "object" then
 			" `\(.response.reason // "")` — \(.response.message // "" | gsub("\n"; " ⏎ "))\n\n" +
 			(if .response.details then "details: `\(.response.details | tojson)`\n" else "" end)
-		else "\n" end)' "$f"
+		else "\n" end) +
+		(if (.warnings // []) != [] then "\nwarnings: \(.warnings | map("`Warning: " + . + "`") | join(", "))\n" else "" end)' "$f"
 	if [ "$(jq .code "$f")" -lt 300 ]; then
 		jq -r 'if .current then "resourceVersion \(.current.metadata.resourceVersion) → \(.response.metadata.resourceVersion)\(if .current.metadata.resourceVersion == .response.metadata.resourceVersion then " (unchanged: nothing was written)" else "" end); generation \(.current.metadata.generation // "-") → \(.response.metadata.generation // "-")\n" else "" end' "$f"
 		echo '<details><summary>resulting object</summary>'; echo; echo '```json'

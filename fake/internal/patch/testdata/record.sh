@@ -12,18 +12,24 @@ OUT=oracle
 rm -rf "$OUT"; mkdir -p "$OUT"
 UA="oracle-client/v1.0 (linux/amd64) record"
 N=0
+HEADERS=$(mktemp) BODY=$(mktemp)
+trap 'rm -f "$HEADERS" "$BODY"' EXIT
 
 api() { # METHOD PATH CONTENT-TYPE BODY [QUERY] -> prints "CODE<TAB>BODY"
 	local m=$1 path=$2 ct=$3 body=$4 q=${5:-}
 	local url="$KAS_URL$path"; [ -n "$q" ] && url="$url?$q"
 	local tmp; tmp=$(mktemp)
 	local code
-	code=$(curl -sk -o "$tmp" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" -H "User-Agent: $UA" \
-		-H "Accept: application/json" ${ct:+-H "Content-Type: $ct"} ${body:+--data-binary "$body"} "$url")
+	printf '%s' "$body" >"$BODY"
+	code=$(curl -sk -o "$tmp" -D "$HEADERS" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" -H "User-Agent: $UA" \
+		-H "Accept: application/json" ${ct:+-H "Content-Type: $ct"} ${body:+--data-binary "@$BODY"} "$url")
 	printf '%s\t' "$code"; cat "$tmp"; rm -f "$tmp"
 }
 
 get() { api GET "$1" "" ""; }
+
+# warnings prints the Warning headers of the last api call as a JSON array of their raw values.
+warnings() { tr -d '\r' <"$HEADERS" | sed -n 's/^[Ww]arning: //p' | jq -Rs 'split("\n") | map(select(. != ""))'; }
 
 # record NAME KIND PATH SUBRESOURCE CONTENT-TYPE BODY [QUERY]
 # KIND is group/version/Kind (core group: /v1/Kind); PATH is the object's path without subresource.
@@ -36,27 +42,27 @@ record() {
 	[ "$curcode" = 200 ] || curbody=null
 	local full=$path; [ -n "$sub" ] && full="$path/$sub"
 	local res; res=$(api PATCH "$full" "$ct" "$body" "$q")
-	local code=${res%%$'\t'*} rbody=${res#*$'\t'}
+	local code=${res%%$'\t'*} rbody=${res#*$'\t'} warn; warn=$(warnings)
 	echo "$rbody" | jq . >/dev/null 2>&1 || rbody=$(jq -Rn --arg s "$rbody" '$s')
 	jq -n --arg name "$name" --arg kind "$kind" --arg path "$path" --arg sub "$sub" --arg ct "$ct" \
-		--arg body "$body" --arg q "$q" --arg ua "$UA" --argjson cur "$curbody" --argjson code "$code" \
-		--argjson res "$rbody" \
-		'{name:$name, kind:$kind, path:$path, subresource:$sub, contentType:$ct, query:$q, userAgent:$ua, patch:$body, current:$cur, code:$code, response:$res}' >"$file"
+		--rawfile body "$BODY" --arg q "$q" --arg ua "$UA" --argjson cur "$curbody" --argjson code "$code" \
+		--argjson res "$rbody" --argjson warn "$warn" \
+		'{name:$name, kind:$kind, path:$path, subresource:$sub, contentType:$ct, query:$q, userAgent:$ua, patch:$body, current:$cur, code:$code, warnings:$warn, response:$res}' >"$file"
 	echo "$N $name -> $code"
 }
 
 # write VERB NAME KIND PATH BODY: a POST (VERB create, PATH the collection) or PUT (VERB update)
 # recorded like a patch, for Patcher.Update(old, new, ...).
 write() {
-	local verb=$1 name=$2 kind=$3 path=$4 body=$5 method=POST cur=null
+	local verb=$1 name=$2 kind=$3 path=$4 body=$5 sub=${6:-} method=POST cur=null
 	N=$((N + 1))
 	local file; file=$(printf '%s/%03d-%s.json' "$OUT" "$N" "$name")
 	if [ "$verb" = update ]; then method=PUT; cur=$(get "$path" | cut -f2-); fi
-	local res; res=$(api $method "$path" application/json "$body")
+	local res; res=$(api $method "$path${sub:+/$sub}" application/json "$body")
 	local code=${res%%$'\t'*} rbody=${res#*$'\t'}
-	jq -n --arg verb "$verb" --arg name "$name" --arg kind "$kind" --arg path "$path" --arg body "$body" --arg ua "$UA" \
-		--argjson cur "$cur" --argjson code "$code" --argjson res "$rbody" \
-		'{name:$name, kind:$kind, path:$path, verb:$verb, userAgent:$ua, patch:$body, current:$cur, code:$code, response:$res}' >"$file"
+	jq -n --arg verb "$verb" --arg name "$name" --arg kind "$kind" --arg path "$path" --rawfile body "$BODY" --arg ua "$UA" \
+		--arg sub "$sub" --argjson cur "$cur" --argjson code "$code" --argjson res "$rbody" \
+		'{name:$name, kind:$kind, path:$path, subresource:$sub, verb:$verb, userAgent:$ua, patch:$body, current:$cur, code:$code, response:$res}' >"$file"
 	echo "$N $name -> $code"
 }
 create() { write create "$@"; }
@@ -120,7 +126,17 @@ record cm-apply-unknown-field $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nki
 record cm-apply-wrong-type $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  a: [1]\n' fieldManager=alice
 record cm-apply-create-uid $CM $NS/configmaps/cm4 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm4\n  uid: 00000000-0000-0000-0000-000000000001\n' fieldManager=alice
 record cm-apply-force-conflict-noop $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  b: "2"\n' fieldManager=alice\&force=true
+record cm-apply-own-create $CM $NS/configmaps/cm5 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm5\ndata:\n  a: "1"\n  b: "2"\n' fieldManager=alice
+record cm-apply-own-drop $CM $NS/configmaps/cm5 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm5\ndata:\n  a: "1"\n' fieldManager=alice
 update cm-update $CM $NS/configmaps/cm2 "$(get $NS/configmaps/cm2 | cut -f2- | jq -c '.data.b="22" | .data.new="n" | del(.metadata.managedFields)')"
+
+record cm-json-strict-unknown-op-field $CM $NS/configmaps/cm1 "" $JP '[{"op":"add","path":"/data/x","value":"1","bogus":1}]' fieldValidation=Strict
+record cm-json-warn-unknown-op-field $CM $NS/configmaps/cm1 "" $JP '[{"op":"add","path":"/data/x","value":"1","bogus":1}]'
+record cm-merge-warn-duplicate $CM $NS/configmaps/cm1 "" $MP '{"data":{"y":"1","y":"2"},"spec":{"x":1}}'
+record cm-smp-warn-unknown $CM $NS/configmaps/cm1 "" $SMP '{"data":{"z":"1"},"spec":{"x":1}}'
+record cm-json-too-many-ops $CM $NS/configmaps/cm1 "" $JP "$(jq -cn '[range(10001) | {op:"test",path:"/kind",value:"ConfigMap"}]')"
+record cm-apply-no-name $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nkind: ConfigMap\ndata:\n  q: "1"\n' fieldManager=alice
+record cm-apply-warn-unknown $CM $NS/configmaps/cm2 "" $AP $'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  w: "1"\n  w: "2"\n' fieldManager=alice
 
 # --- Deployment -----------------------------------------------------------------------------------
 api POST $APPS/deployments application/json '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"seed"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c1","image":"nginx:1"}]}}}}' >/dev/null
@@ -154,6 +170,11 @@ record dep-apply-status-on-main $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Depl
 record dep-apply-create $DEP $APPS/deployments/d2 "" $AP "$(echo "$DBODY" | jq -c '.metadata.name="d2"')" fieldManager=ssa-create
 record dep-apply-create-minimal $DEP $APPS/deployments/d3 "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d3\nspec:\n  selector:\n    matchLabels:\n      app: d3\n  template:\n    metadata:\n      labels:\n        app: d3\n    spec:\n      containers:\n      - name: c\n        image: nginx\n' fieldManager=ssa-create
 record dep-apply-duplicate-key $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c1\n        image: a\n      - name: c1\n        image: b\n' fieldManager=ssa-dup
+record dep-apply-status-missing $DEP $APPS/deployments/nosuch status $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nosuch\nstatus:\n  replicas: 1\n' fieldManager=ssa-status
+update dep-update-status $DEP $D "$(get $D | cut -f2- | jq -c '.status.observedGeneration=99 | .spec.replicas=42 | del(.metadata.managedFields)')" status
+record dep-apply-env-a $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c2\n        env:\n        - name: FROM_A\n          value: a\n' fieldManager=env-a
+record dep-apply-env-b $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c2\n        env:\n        - name: FROM_B\n          value: b\n' fieldManager=env-b
+record dep-apply-env-a-drop $DEP $D "" $AP $'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d1\nspec:\n  template:\n    spec:\n      containers:\n      - name: c2\n' fieldManager=env-a
 record dep-json-uid $DEP $D "" $JP '[{"op":"replace","path":"/metadata/uid","value":"00000000-0000-0000-0000-000000000002"}]'
 record dep-json-name $DEP $D "" $JP '[{"op":"replace","path":"/metadata/name","value":"d9"}]'
 record dep-json-noop $DEP $D "" $JP '[{"op":"test","path":"/metadata/name","value":"d1"}]'
@@ -168,6 +189,7 @@ record pod-smp-immutable $POD $P "" $SMP '{"spec":{"containers":[{"name":"c1","w
 record pod-merge-labels $POD $P "" $MP '{"metadata":{"labels":{"a":"b"},"annotations":{"k":"v"}}}' fieldManager=labeler
 record pod-json-add-label $POD $P "" $JP '[{"op":"add","path":"/metadata/labels/c","value":"d"}]'
 record pod-apply-labels $POD $P "" $AP $'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  labels:\n    a: z\n' fieldManager=ssa-pod
+record pod-apply-annotations $POD $P "" $AP $'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  annotations:\n    ssa: "yes"\n' fieldManager=ssa-pod
 record pod-apply-status $POD $P status $AP $'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\nstatus:\n  conditions:\n  - type: Ready\n    status: "False"\n    reason: Oracle\n' fieldManager=kubelet-ish
 record pod-smp-status $POD $P status $SMP '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Patched"}]}}' fieldManager=kubelet-ish
 
