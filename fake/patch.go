@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -87,6 +88,11 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	}
 	// The engine applies fieldValidation to the patch and returns Warn's warnings.
 	patched, warnings, err := s.fields.PatchWithWarnings(cur, req)
+	if errors.Is(err, patch.ErrAborted) {
+		// As kube-apiserver: no response at all. The deferred Unlock runs as the panic unwinds, and
+		// net/http closes the connection without logging for this sentinel.
+		panic(http.ErrAbortHandler)
+	}
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -43,7 +44,10 @@ func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime
 			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
 				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		if patchedJS, err = ops.Apply(currentJS); err != nil {
+		if patchedJS, err = applyOps(ops, currentJS); err != nil {
+			if errors.Is(err, ErrAborted) {
+				return nil, err
+			}
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	case types.MergePatchType:
@@ -91,4 +95,21 @@ func (p *Patcher) decodePatched(k kind, patchedJS []byte, fc *fieldCheck, strict
 	p.scheme.Default(into)
 	into.GetObjectKind().SetGroupVersionKind(k.gvk)
 	return into, nil
+}
+
+// ErrAborted is returned when the JSON patch library panics on a patch (json-patch v4 dereferences
+// nil on a "test" operation without a value at the document root). kube-apiserver 1.37.2 runs the
+// same library and answers no response at all on that request: its panic filter aborts the
+// connection (HTTP/1.1: empty reply; HTTP/2: stream reset; reference/observed-patch.md, "library
+// panic"). A server calling Patch aborts the request likewise.
+var ErrAborted = errors.New("patch: the JSON patch library panicked; the apiserver aborts the request")
+
+// applyOps applies ops, turning a panic of the library into ErrAborted.
+func applyOps(ops jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: %v", ErrAborted, r)
+		}
+	}()
+	return ops.Apply(doc)
 }

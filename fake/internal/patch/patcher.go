@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -94,7 +95,8 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 // Patch returns the patched object as JSON, with managedFields updated for req.FieldManager.
 // current is the stored object's JSON, or nil when the object does not exist: apply to the main
 // resource then creates it, everything else answers 404. Errors are *apierrors.StatusError with kube-apiserver's codes,
-// reasons and messages.
+// reasons and messages, except ErrAborted, on which
+// the caller aborts the request as the apiserver does.
 //
 // Patch does what the apiserver's patch handler does before storage: it validates the options,
 // applies the patch, decodes the result into the kind, updates managedFields and checks the name
@@ -165,6 +167,9 @@ func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, er
 		out, err = p.apply(k, fm, live, req, fc)
 	default:
 		err = unsupportedMediaType(k)
+	}
+	if errors.Is(err, ErrAborted) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, asStatus(err)
