@@ -26,7 +26,8 @@ var flagLong = flag.Bool("long", false, "TestInformerUnderChurn: a minute of chu
 // changes per second are applied, in one watch-list stream, and follows the churn without a
 // panic: after its initial events it lists at the same resourceVersion and compares every object
 // (reflect.DeepEqual of the decoded pods), which any byte the list and the watch disagree on
-// would fail. With -long (or WATCHCACHE_LONG=1) the churn lasts a minute; in CI three seconds.
+// would fail. With -long (or WATCHCACHE_LONG=1) the churn lasts a minute; in CI three seconds
+// (and under the race detector 2,000 pods, unless -long).
 func TestInformerUnderChurn(t *testing.T) {
 	churnFor := 3 * time.Second
 	if *flagLong || os.Getenv("WATCHCACHE_LONG") != "" {
@@ -36,8 +37,12 @@ func TestInformerUnderChurn(t *testing.T) {
 	if !consistencydetector.IsDataConsistencyDetectionForWatchListEnabled() {
 		t.Cleanup(consistencydetector.SetDataConsistencyDetectionForWatchListEnabledForTest(true))
 	}
-	cl := newCluster(t, clusterOptions{cfg: testdata.Config{Pods: 10_000, Nodes: 100, Namespaces: 10, Seed: 3}})
-	pods := cl.caches["pods"]
+	pods := 10_000
+	if raceEnabled && !*flagLong {
+		pods = 2_000
+	}
+	cl := newCluster(t, clusterOptions{cfg: testdata.Config{Pods: pods, Nodes: 100, Namespaces: 10, Seed: 3}})
+	podCache := cl.caches["pods"]
 
 	// 50 changes per second from before the informer starts until churnFor after it synced.
 	stop := make(chan struct{})
@@ -58,7 +63,7 @@ func TestInformerUnderChurn(t *testing.T) {
 			typ := map[testdata.ChangeType]watchcache.EventType{
 				testdata.Added: watchcache.Added, testdata.Modified: watchcache.Modified, testdata.Deleted: watchcache.Deleted,
 			}[ch.Type]
-			if err := pods.Apply(watchcache.Event{Type: typ, Object: ch.Object, ResourceVersion: cl.rv}); err != nil {
+			if err := podCache.Apply(watchcache.Event{Type: typ, Object: ch.Object, ResourceVersion: cl.rv}); err != nil {
 				applyErr = err
 				return
 			}
@@ -85,7 +90,7 @@ func TestInformerUnderChurn(t *testing.T) {
 	if applyErr != nil {
 		t.Fatal(applyErr)
 	}
-	want := cacheKeys(t, pods, watchcache.ListOptions{})
+	want := cacheKeys(t, podCache, watchcache.ListOptions{})
 	slices.Sort(want)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -109,6 +114,6 @@ func TestInformerUnderChurn(t *testing.T) {
 	if len(wl) != 1 {
 		t.Errorf("%d watch-list streams, want the sync in one: %v", len(wl), wl)
 	}
-	t.Logf("synced 10,000 pods in %v in %d watch-list stream(s); %d changes over %v of churn; requests: %d lists (%d at the sync's exact resourceVersion: the consistency check), %d watches",
-		synced.Round(time.Millisecond), len(wl), applied, churnFor, len(log.matching("/api/v1/pods?", "limit=")), len(log.matching("/api/v1/pods?", "resourceVersionMatch=Exact")), len(log.matching("/api/v1/pods?", "watch=true")))
+	t.Logf("synced %d pods in %v in %d watch-list stream(s); %d changes over %v of churn; requests: %d lists (%d at the sync's exact resourceVersion: the consistency check), %d watches",
+		pods, synced.Round(time.Millisecond), len(wl), applied, churnFor, len(log.matching("/api/v1/pods?", "limit=")), len(log.matching("/api/v1/pods?", "resourceVersionMatch=Exact")), len(log.matching("/api/v1/pods?", "watch=true")))
 }

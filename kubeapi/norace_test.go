@@ -1,0 +1,5 @@
+//go:build !race
+
+package kubeapi
+
+const raceEnabled = false
