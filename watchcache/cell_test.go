@@ -342,8 +342,13 @@ func TestReadsWhileWindowEvicts(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+	// A reader may still have been inside a state the writer's last events evicted; its pin is
+	// retired then, and the writer collects it at its next event, once the reader has left.
+	if err := c.Apply(Event{Type: Added, Object: pod("ns", "after", "", "gen=a", 0), ResourceVersion: 4000}); err != nil {
+		t.Fatal(err)
+	}
 	if len(c.pub.retired) != 0 {
-		t.Errorf("%d retired pins after every reader left", len(c.pub.retired))
+		t.Errorf("%d retired pins after every reader left and the next event", len(c.pub.retired))
 	}
 }
 
