@@ -41,10 +41,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
 		return
 	}
-	body, err := readBody(r)
-	if err == nil {
-		body, err = bodyJSON(r, body)
-	}
+	body, err := readJSONBody(r)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -26,6 +26,16 @@ import (
 // query (metav1.AddToGroupVersion registers them in every version of client-go's scheme).
 var optionsVersion = schema.GroupVersion{Version: "v1"}
 
+// readJSONBody reads a create or update body and returns it as JSON, whatever the media type the
+// request sent it in.
+func readJSONBody(r *http.Request) ([]byte, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return bodyJSON(r, body)
+}
+
 // readBody reads a request body up to the apiserver's limit.
 func readBody(r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
@@ -150,10 +160,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
 		return
 	}
-	body, err := readBody(r)
-	if err == nil {
-		body, err = bodyJSON(r, body)
-	}
+	body, err := readJSONBody(r)
 	if err != nil {
 		writeError(w, err)
 		return
