@@ -16,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/selection"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -35,8 +36,9 @@ const (
 // etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver (protobuf,
 // CBOR or JSON values), read by source/etcd — a paged range read of each resource's prefix, then a
 // watch from its revision with progress notifications as bookmarks. It serves every built-in
-// resource (source/etcd.Builtin), or those --resources names; Load logs the prefixes etcd holds
-// that it does not serve.
+// resource (source/etcd.Builtin) and the custom resources of the Established CRDs etcd holds at
+// start (at their storage version, with their selectableFields), or those --resources names; Load
+// logs the prefixes etcd holds that it does not serve.
 //
 // Load starts the etcd source (which lists and then watches) and returns once every cache has its
 // first list; Run waits for ctx and stops it. Close releases the source and the client whether or
@@ -44,8 +46,9 @@ const (
 type etcdFeed struct {
 	cli       *clientv3.Client
 	src       *etcdsource.Source
-	prefix    string                // --etcd-prefix
-	resources []etcdsource.Resource // served, in discovery order
+	prefix    string                       // --etcd-prefix
+	resources []etcdsource.Resource        // served, in discovery order
+	schemas   map[string]*selection.Schema // of the custom resources, by cacheKey
 	log       *slog.Logger
 
 	mu     sync.Mutex
@@ -75,9 +78,9 @@ func addEtcdFlags(fs *flag.FlagSet, f *etcdFlags) {
 	fs.StringVar(&f.resources, "resources", "", "comma-separated resources to serve, as kubectl names them (pods, deploy, deployments.apps, ev); empty: every built-in resource")
 }
 
-// selectResources returns the built-in resources the --resources list names (all for "").
-func selectResources(list string) ([]etcdsource.Resource, error) {
-	return pick(etcdsource.Builtin(), list, "is not a built-in resource (e.g. pods, deployments.apps, ev)",
+// selectResources returns the resources of all that the --resources list names (all for "").
+func selectResources(all []etcdsource.Resource, list string) ([]etcdsource.Resource, error) {
+	return pick(all, list, "is neither a built-in resource (e.g. pods, deployments.apps, ev) nor a custom resource of a CRD in etcd",
 		func(r etcdsource.Resource) (string, string, string, []string) {
 			return r.Resource, r.Group, r.Kind, r.ShortNames
 		})
@@ -134,10 +137,6 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 	if !strings.HasPrefix(pathPrefix, "/") || path.Clean(pathPrefix) != pathPrefix || pathPrefix == "/" {
 		return nil, fmt.Errorf("--etcd-prefix %q: want a clean absolute path such as /registry", pathPrefix)
 	}
-	resources, err := selectResources(ef.resources)
-	if err != nil {
-		return nil, err
-	}
 	cli, err := etcdsource.NewClient(etcdsource.ClientConfig{
 		Endpoints: eps,
 		CAFile:    ef.caFile, CertFile: ef.certFile, KeyFile: ef.keyFile,
@@ -147,11 +146,37 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	log = log.With("source", "etcd")
+	// The custom resources are those of the CRDs etcd holds now; a CRD created later is served
+	// after a restart.
+	ctx, cancel := context.WithTimeout(context.Background(), etcdCheckTimeout)
+	crs, err := customResources(ctx, cli, pathPrefix, log)
+	cancel()
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	all := etcdsource.Builtin()
+	schemas := map[string]*selection.Schema{}
+	for _, cr := range crs {
+		s, err := cr.schema()
+		if err != nil {
+			log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
+			continue
+		}
+		all = append(all, cr.Resource)
+		schemas[cacheKey(cr.Resource.Resource, cr.Group)] = s
+	}
+	resources, err := selectResources(all, ef.resources)
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
 	return &etcdFeed{
 		cli:       cli,
 		src:       etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
 		prefix:    pathPrefix,
 		resources: resources,
+		schemas:   schemas,
 		log:       log,
 	}, nil
 }
@@ -184,6 +209,9 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 		}
 	}
 	o.OnWait = f.src.WaitingFor
+	if s := f.schemas[cacheKey(o.Resource.Name, o.Resource.Group)]; s != nil {
+		o.Schema = s // metadata.name, metadata.namespace and the CRD's selectableFields
+	}
 }
 
 func (f *etcdFeed) Load(ctx context.Context, c caches) error {
