@@ -87,6 +87,8 @@ type Server struct {
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher
+	// crds is the custom resources CRDs made (crd.go).
+	crds crdRegistry
 
 	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
 	done        chan struct{}
