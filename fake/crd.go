@@ -80,13 +80,18 @@ func (s *Server) lookupCustom(key string) *served {
 	return s.crds.served[key]
 }
 
-// customResources returns the served custom resources, for controllers that walk every resource.
-func (s *Server) customResources() []*served {
+// allResources returns the built-in resources and, for each CRD, one served version of its
+// resource (every version holds the same objects), for controllers that walk every resource
+// (the namespace controller).
+func (s *Server) allResources() []*served {
 	s.crds.mu.RLock()
 	defer s.crds.mu.RUnlock()
-	out := make([]*served, 0, len(s.crds.served))
-	for _, r := range s.crds.served {
-		out = append(out, r)
+	out := make([]*served, 0, len(s.order)+len(s.crds.byName))
+	out = append(out, s.order...)
+	for _, name := range sortedKeys(s.crds.byName) {
+		if vs := s.crds.byName[name].versions; len(vs) > 0 {
+			out = append(out, vs[0])
+		}
 	}
 	return out
 }
@@ -305,8 +310,9 @@ func (s *Server) serveCRDLocked(crd *apiextensionsv1.CustomResourceDefinition) {
 			delete(oldByKey, key)
 			_ = s.api.Unregister(gvr.Group, gvr.Version, gvr.Resource)
 		} else {
-			r.cache = s.newCustomCache(r, v.SelectableFields, old)
+			r.cache = s.newCustomCache(r, old)
 		}
+		indexSelectableFields(r.cache, v.SelectableFields)
 		if err := s.api.Register(customInfo(t, v, storage), r.cache); err != nil {
 			r.cache.Stop()
 			continue
@@ -330,17 +336,10 @@ func (s *Server) serveCRDLocked(crd *apiextensionsv1.CustomResourceDefinition) {
 
 // newCustomCache makes the cache of a newly served version, holding the objects the CRD's other
 // versions hold, under this version's apiVersion.
-func (s *Server) newCustomCache(r *served, fields []apiextensionsv1.SelectableField, old *customResource) *watchcache.Cache {
-	sch := selection.CustomResourceSchema(r.namespaced)
-	for _, f := range fields {
-		p := strings.TrimPrefix(f.JSONPath, ".")
-		if withField, err := sch.WithField(p, p); err == nil {
-			sch = withField
-		}
-	}
+func (s *Server) newCustomCache(r *served, old *customResource) *watchcache.Cache {
 	c := watchcache.New(watchcache.Options{
 		Resource:               watchcache.Resource{Group: r.gvr.Group, Name: r.gvr.Resource, Namespaced: r.namespaced},
-		Schema:                 sch,
+		Schema:                 selection.CustomResourceSchema(r.namespaced),
 		WindowEvents:           s.opts.WindowEvents,
 		WaitTimeout:            s.opts.WaitTimeout,
 		BookmarkInterval:       s.opts.BookmarkInterval,
@@ -361,6 +360,24 @@ func (s *Server) newCustomCache(r *served, fields []apiextensionsv1.SelectableFi
 	}
 	_ = c.Replace(objects, s.rv.Load())
 	return c
+}
+
+// indexSelectableFields makes a CRD version's selectableFields field selectors of its cache
+// (named as the apiserver names them: the JSONPath without its leading dot), each with an index,
+// so that a selecting list or watch reads only the matching objects. Fields already registered
+// stay; a field the CRD no longer lists stays selectable until the version's cache is rebuilt.
+func indexSelectableFields(c *watchcache.Cache, fields []apiextensionsv1.SelectableField) {
+	for _, f := range fields {
+		name := strings.TrimPrefix(f.JSONPath, ".")
+		if _, known := c.Schema().Field(name); !known {
+			if err := c.RegisterField(name, name); err != nil {
+				continue
+			}
+		}
+		if !slices.Contains(c.Indexes(), watchcache.FieldIndex(name)) {
+			_ = c.AddIndex(watchcache.FieldIndex(name))
+		}
+	}
 }
 
 // withAPIVersion returns an object's JSON with another apiVersion: the same stored object served

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/watchcache/watchcache/fake"
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 var (
@@ -27,7 +29,7 @@ var (
 
 // widgetYAML is the recorded cases' CRD (crd_cases_test.go) in group env.example.com, as a file
 // of a kubebuilder project's config/crd/bases.
-func widgetYAML(t *testing.T) []byte {
+func widgetYAML(t testing.TB) []byte {
 	t.Helper()
 	b, err := yaml.JSONToYAML([]byte(strings.ReplaceAll(widgetCRD, "{g}", "env.example.com")))
 	if err != nil {
@@ -55,7 +57,7 @@ func startEnvironment(t *testing.T) (*fake.Environment, *dynamic.DynamicClient) 
 // returns, and writes to the CRD and to custom resources keep managedFields.
 func TestEnvironmentCRD(t *testing.T) {
 	ctx := context.Background()
-	_, dc := startEnvironment(t)
+	env, dc := startEnvironment(t)
 	crd, err := dc.Resource(crds).Get(ctx, "widgets.env.example.com", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +94,9 @@ func TestEnvironmentCRD(t *testing.T) {
 	// Schema defaults on create; the selectable field selects.
 	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 1 {
 		t.Errorf("spec.replicas %d, want the default 1", r)
+	}
+	if idx := env.Server.Cache(widgets).Indexes(); !slices.Contains(idx, watchcache.FieldIndex("spec.color")) {
+		t.Errorf("indexes %v: want the selectable field spec.color's", idx)
 	}
 	list, err := dc.Resource(widgets).Namespace("default").List(ctx, metav1.ListOptions{FieldSelector: "spec.color=blue"})
 	if err != nil || len(list.Items) != 0 {
@@ -151,6 +156,32 @@ func TestCRDDeleteEndsWatches(t *testing.T) {
 	list, err := ns.List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 0 {
 		t.Fatalf("after re-creating the CRD: %d items, %v; want none", len(list.Items), err)
+	}
+}
+
+// TestNamespaceDeletesCustomResources: the namespace controller deletes custom resources too.
+func TestNamespaceDeletesCustomResources(t *testing.T) {
+	ctx := context.Background()
+	env, dc := startEnvironment(t)
+	nsr := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "doomed"}}}
+	if _, err := dc.Resource(nsr).Create(ctx, nsObj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := dc.Resource(widgets).Namespace("doomed").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.Resource(nsr).Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for env.Server.Cache(widgets).Len() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the namespace's custom resource was not deleted")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

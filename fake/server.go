@@ -277,6 +277,9 @@ func (s *Server) Cache(gvr schema.GroupVersionResource) *watchcache.Cache {
 	if r := s.res[gvr.Group+"/"+gvr.Version+"/"+gvr.Resource]; r != nil {
 		return r.cache
 	}
+	if r := s.lookupCustom(gvr.Group + "/" + gvr.Version + "/" + gvr.Resource); r != nil {
+		return r.cache
+	}
 	return nil
 }
 
