@@ -78,6 +78,9 @@ func bodyJSON(r *http.Request, body []byte) ([]byte, error) {
 // decodeBody decodes a JSON body into the resource's type. The kind and apiVersion default to the
 // resource's; others are the apiserver's 400s.
 func decodeBody(t *resourceType, body []byte) (*decoded, error) {
+	if t.custom != nil {
+		return decodeCustom(t, body)
+	}
 	gvk := t.gvk
 	codec := runtime.Decoder(strictCodec)
 	if isProtobuf(body) {
@@ -175,6 +178,9 @@ func encode(t *resourceType, obj runtime.Object) ([]byte, error) {
 // empty lists and maps that JSON would keep ("rules": []) into absent ones (null), so the object
 // goes through the same round trip here.
 func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
+	if t.custom != nil {
+		return encode(t, obj) // stored as JSON, as the apiserver stores custom resources
+	}
 	obj.GetObjectKind().SetGroupVersionKind(t.gvk)
 	var buf bytes.Buffer
 	if err := protobufCodec.Encode(obj, &buf); err != nil {

@@ -5,8 +5,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 )
 
@@ -19,6 +21,8 @@ import (
 // applyDefaults sets the recorded defaults of obj.
 func applyDefaults(obj runtime.Object) {
 	switch o := obj.(type) {
+	case *apiextensionsv1.CustomResourceDefinition:
+		scheme.Scheme.Default(o) // apiextensions' registered defaults
 	case *corev1.Pod:
 		defaultPodSpec(&o.Spec)
 		if o.Spec.EnableServiceLinks == nil {

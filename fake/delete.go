@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,6 +102,9 @@ func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name st
 	dry := dryRun(opts.DryRun)
 	if ns, ok := obj.(*corev1.Namespace); ok {
 		return s.deleteNamespaceLocked(ctx, r, ns, cur, dry)
+	}
+	if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+		return s.deleteCRDLocked(ctx, r, crd, cur, dry)
 	}
 	if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionTimestamp == nil {
 		// Pods delete gracefully (their strategy's CheckGracefulDelete): the delete first sets

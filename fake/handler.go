@@ -29,7 +29,12 @@ func (s *Server) parsePath(path string) (target, bool) {
 	if segs[0] == "watch" {
 		return target{}, false
 	}
-	lookup := func(resource string) *served { return s.res[group+"/"+version+"/"+resource] }
+	lookup := func(resource string) *served {
+		if r := s.res[group+"/"+version+"/"+resource]; r != nil {
+			return r
+		}
+		return s.lookupCustom(group + "/" + version + "/" + resource)
+	}
 	var t target
 	if len(segs) >= 3 && segs[0] == "namespaces" {
 		if r := lookup(segs[2]); r != nil && r.namespaced {
@@ -62,6 +67,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.parsePath(r.URL.Path)
 	if !ok || (read && t.subresource == "") {
 		s.api.ServeHTTP(w, r)
+		return
+	}
+	if t.subresource == "scale" && t.res.custom != nil && t.res.scale {
+		s.scale(w, r, t)
 		return
 	}
 	if t.subresource != "" && !(t.subresource == "status" && t.res.status) {

@@ -85,7 +85,7 @@ func (s *Server) finalizeNamespace(name string) bool {
 	}
 	left := 0
 	background := metav1.DeletePropagationBackground
-	for _, r := range s.order {
+	for _, r := range s.allResources() {
 		if !r.namespaced {
 			continue
 		}

@@ -42,6 +42,8 @@ type resourceType struct {
 	// a PUT may omit metadata.resourceVersion (the strategies' AllowCreateOnUpdate and
 	// AllowUnconditionalUpdate).
 	createOnUpdate, unconditionalUpdate bool
+	// custom is set for a custom resource: its CRD's version (crd.go).
+	custom *customVersion
 }
 
 // newObject returns a new, empty object of the resource's Go type.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -54,6 +55,14 @@ type Options struct {
 	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
 	// kube-system, kube-public, kube-node-lease).
 	NoDefaultNamespaces bool
+
+	// CRDs are created at start, after Objects, as if through the API (crd_install.go): each is
+	// Established and its resource served before NewServer returns. CRDDirectoryPaths are files
+	// or directories of YAML or JSON CustomResourceDefinitions created the same way, as envtest's
+	// CRDDirectoryPaths; ErrorIfCRDPathMissing makes a missing path an error rather than skipped.
+	CRDs                  []*apiextensionsv1.CustomResourceDefinition
+	CRDDirectoryPaths     []string
+	ErrorIfCRDPathMissing bool
 }
 
 // Operation names the kind of write Options.Validate is called for.
@@ -87,6 +96,8 @@ type Server struct {
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher
+	// crds is the custom resources CRDs made (crd.go).
+	crds crdRegistry
 
 	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
 	done        chan struct{}
@@ -188,6 +199,10 @@ func newServer(opts Options) (*Server, error) {
 		s.stopCaches()
 		return nil, err
 	}
+	if err := s.installCRDs(); err != nil {
+		s.stopCaches()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -260,6 +275,9 @@ func (s *Server) ResourceVersion() uint64 { return s.rv.Load() }
 // counter, which is for feeding a read-path test (the conformance suite's Writer) only.
 func (s *Server) Cache(gvr schema.GroupVersionResource) *watchcache.Cache {
 	if r := s.res[gvr.Group+"/"+gvr.Version+"/"+gvr.Resource]; r != nil {
+		return r.cache
+	}
+	if r := s.lookupCustom(gvr.Group + "/" + gvr.Version + "/" + gvr.Resource); r != nil {
 		return r.cache
 	}
 	return nil

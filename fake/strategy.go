@@ -4,10 +4,12 @@ import (
 	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -31,6 +33,9 @@ func statusField(obj runtime.Object) reflect.Value {
 // with an empty status (nodes keep theirs: a kubelet registers its node with it); generation is 1
 // where the resource has one.
 func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && t.status {
+		delete(u.Object, "status")
+	}
 	if t.status && t.gvk.Kind != "Node" {
 		if f := statusField(obj); f.IsValid() && f.CanSet() {
 			f.Set(reflect.Zero(f.Type()))
@@ -56,6 +61,8 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		}
 	case *corev1.Secret:
 		mergeStringData(o)
+	case *apiextensionsv1.CustomResourceDefinition:
+		prepareCRD(o, nil)
 	}
 }
 
@@ -89,6 +96,9 @@ func setNamespaceNameLabel(ns *corev1.Namespace) {
 // is the old one, metadata included, as rest.ResetObjectMetaForStatus does). It returns the object
 // to store.
 func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtime.Object {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return prepareCustomUpdate(t, u, old.(*unstructured.Unstructured), status)
+	}
 	if status {
 		out := old.DeepCopyObject()
 		if f, nf := statusField(out), statusField(obj); f.IsValid() && nf.IsValid() {
@@ -108,6 +118,8 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 	switch o := obj.(type) {
 	case *corev1.Secret:
 		mergeStringData(o)
+	case *apiextensionsv1.CustomResourceDefinition:
+		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if o.Status.Phase == "" {
@@ -122,6 +134,9 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 // (the strategies compare spec, or for webhook configurations their webhooks: everything that is
 // neither metadata nor status).
 func specChanged(obj, old runtime.Object) bool {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return customSpecChanged(u, old.(*unstructured.Unstructured))
+	}
 	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()
 	if a.Type() != b.Type() {
 		return true

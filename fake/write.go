@@ -15,7 +15,6 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
@@ -98,6 +97,12 @@ func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.O
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
 	s.rv.Store(rv)
+	switch {
+	case r.custom != nil:
+		s.customCommittedLocked(r, typ, b, rv)
+	case r.gvr.GroupResource() == crdGR:
+		s.crdCommittedLocked(r, typ, b)
+	}
 	return b, nil
 }
 
@@ -135,8 +140,8 @@ func (s *Server) admitNamespaceLocked(ctx context.Context, r *served, ns, name s
 
 // validate runs the user's validation hook.
 func (s *Server) validate(op Operation, r *served, obj, old runtime.Object, name string) error {
-	var errs field.ErrorList
-	if s.opts.Validate != nil {
+	errs := s.validateKind(op, r, obj, old)
+	if len(errs) == 0 && s.opts.Validate != nil {
 		errs = s.opts.Validate(op, r.gvr, obj, old)
 	}
 	if len(errs) > 0 {
@@ -213,6 +218,9 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 // whose strategy ran. The caller holds s.mu.
 func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
 	if err := s.admitNamespaceLocked(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
+		return nil, err
+	}
+	if err := admitCustomLocked(r, m.GetName()); err != nil {
 		return nil, err
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""

@@ -182,7 +182,10 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 			Verbs:        metav1.Verbs(i.Verbs),
 			ShortNames:   i.ShortNames,
 			Categories:   i.Categories,
+
+			StorageVersionHash: i.StorageVersionHash,
 		})
+		l.APIResources = append(l.APIResources, i.Subresources...)
 	}
 	s.mu.RUnlock()
 	writeJSON(w, &l)

@@ -126,6 +126,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 	}
 	w.Header().Set("Content-Type", req.out.contentType())
 	meta := listMeta(page.ResourceVersion, page.Continue, page.RemainingItemCount)
+	if req.res.info.Unstructured && page.Continue == "" && req.out.format == formatJSON {
+		meta = append(meta[:len(meta)-1], `,"continue":""}`...)
+	}
 	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadataList" {
 		writeStatusIndented(w, req.res.wrongShape(true))
 		return

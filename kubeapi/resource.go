@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -35,6 +37,14 @@ type ResourceInfo struct {
 	// Printer renders the resource as a Table for kubectl get; nil means GenericPrinter (Name,
 	// Created At: the apiserver's default table convertor).
 	Printer *Printer
+	// Unstructured says the resource's lists are unstructured, as a custom resource's are: items
+	// keep their kind and apiVersion, and metadata.continue is written even when empty.
+	Unstructured bool
+	// StorageVersionHash is discovery's hash of the storage version ("" lists none).
+	StorageVersionHash string
+	// Subresources are listed in discovery after the resource, as the apiserver lists
+	// "pods/status" (Name is the full "resource/subresource").
+	Subresources []metav1.APIResource
 }
 
 // GroupVersion returns the apiVersion of the resource's objects: "v1" for the core group,

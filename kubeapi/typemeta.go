@@ -31,6 +31,9 @@ func typePrefix(kind, gv string) []byte {
 // the resource's own kind and version one comparison of ~30 bytes. Otherwise rest is the whole
 // item (sliced=false): obj itself when it has neither member, else a copy without them.
 func (r *resource) listItem(obj []byte) (rest []byte, sliced bool) {
+	if r.info.Unstructured {
+		return obj, false
+	}
 	if bytes.HasPrefix(obj, r.typePrefix) {
 		return obj[len(r.typePrefix):], true
 	}

@@ -18,6 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsapply "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
 )
 
 // Request is one patch of one object: what the apiserver's patch handler gets from the URL, the
@@ -69,6 +72,11 @@ type Patcher struct {
 	strict     *kjson.Serializer
 
 	managers sync.Map // managerKey -> *managedfields.FieldManager
+	customs  sync.Map // schema.GroupVersionKind -> *CustomType
+
+	// apiextensions types the kinds of apiextensions.k8s.io (CustomResourceDefinitions), which
+	// client-go's type converter does not know: without it their writes lose managedFields.
+	apiextensions managedfields.TypeConverter
 }
 
 type managerKey struct {
@@ -84,11 +92,13 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 		return nil, fmt.Errorf("patch: nil scheme")
 	}
 	return &Patcher{
-		scheme:     scheme,
-		typed:      applyconfigurations.NewTypeConverter(scheme),
-		deduced:    managedfields.NewDeducedTypeConverter(),
-		serializer: kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{}),
-		strict:     kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true}),
+		scheme: scheme,
+		typed:  applyconfigurations.NewTypeConverter(scheme),
+
+		apiextensions: apiextensionsapply.NewTypeConverter(scheme),
+		deduced:       managedfields.NewDeducedTypeConverter(),
+		serializer:    kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{}),
+		strict:        kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true}),
 	}, nil
 }
 
@@ -250,10 +260,17 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 	}
 	var fm *managedfields.FieldManager
 	var err error
-	reset := resetFields(k.gvk, subresource, k.typed && hasStatus(p.scheme, k.gvk))
-	if k.typed {
+	custom := p.customType(k.gvk)
+	status := (k.typed && hasStatus(p.scheme, k.gvk)) || (custom != nil && custom.Status)
+	reset := resetFields(k.gvk, subresource, status)
+	switch {
+	case k.typed && k.gvk.Group == apiextensionsv1.GroupName:
+		fm, err = managedfields.NewDefaultFieldManager(p.apiextensions, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+	case k.typed:
 		fm, err = managedfields.NewDefaultFieldManager(p.typed, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
-	} else {
+	case custom != nil:
+		fm, err = managedfields.NewDefaultCRDFieldManager(custom.TypeConverter, unstructuredConvertor{}, schemaDefaults{custom.Default}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+	default:
 		fm, err = managedfields.NewDefaultCRDFieldManager(p.deduced, unstructuredConvertor{}, noDefaults{}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	}
 	if err != nil {
