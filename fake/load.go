@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 // load stores the default namespaces and Options.Objects, each at the next resourceVersion,
@@ -94,6 +96,10 @@ func (s *Server) load() error {
 		}
 	}
 	s.rv.Store(rv)
+	// The garbage collector sees the seed as created: dependents of absent owners go.
+	for i, it := range items {
+		s.observeLocked(it.r, watchcache.Added, encoded[i])
+	}
 	return nil
 }
 

@@ -98,6 +98,7 @@ func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.O
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
 	s.rv.Store(rv)
+	s.observeLocked(r, typ, b)
 	return b, nil
 }
 
