@@ -3,6 +3,7 @@ package fake_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -127,6 +128,7 @@ var gcCases = []gcCase{
 		gcGet("owner waits for it", cmPath+"owner", ""),
 		dropFinalizers("dependent's finalizer removed", cmPath+"held"),
 		gcGet("owner goes", cmPath+"owner", "gone"),
+		{Name: "owner's events", Method: "WATCH", Path: "/api/v1/namespaces/{ns}/configmaps?watch=1&fieldSelector=metadata.name=owner&resourceVersion={rv:owner}"},
 	}},
 	{Name: "foreground-nonblocking", Steps: []gcStep{
 		gcNS(),
@@ -145,6 +147,7 @@ var gcCases = []gcCase{
 		gcCM("dependent of two owners", "two", `"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"{uid:owner}"},{"apiVersion":"v1","kind":"ConfigMap","name":"dep","uid":"{uid:dep}"}]`),
 		gcDelete("delete owner Orphan", cmPath+"owner", "Orphan"),
 		gcGet("owner goes", cmPath+"owner", "gone"),
+		{Name: "owner's events", Method: "WATCH", Path: "/api/v1/namespaces/{ns}/configmaps?watch=1&fieldSelector=metadata.name=owner&resourceVersion={rv:owner}"},
 		gcGet("dependent orphaned", cmPath+"dep", "!metadata.ownerReferences"),
 		gcGet("the other owner's reference stays", cmPath+"two", "metadata.ownerReferences.#==1"),
 	}},
@@ -191,8 +194,14 @@ var gcCases = []gcCase{
 		gcGet("cluster-scoped dependent of a namespaced owner stays", "/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-invalid-{ns}", ""),
 		gcDelete("clean up", "/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-invalid-{ns}", ""),
 	}},
+	{Name: "namespace-empty", Steps: []gcStep{
+		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"{ns}"}}`, Save: "ns"},
+		{Name: "delete namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}"},
+		gcGet("namespace goes", "/api/v1/namespaces/{ns}", "gone"),
+		{Name: "namespace's events", Method: "WATCH", Path: "/api/v1/namespaces?watch=1&fieldSelector=metadata.name={ns}&resourceVersion={rv:ns}"},
+	}},
 	{Name: "namespace-termination", Steps: []gcStep{
-		gcNS(),
+		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"{ns}"}}`, Save: "ns"},
 		gcCM("content with a finalizer", "keep", `"finalizers":["example.com/keep"]`),
 		gcCM("content", "plain", ""),
 		{Name: "delete namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}"},
@@ -202,6 +211,7 @@ var gcCases = []gcCase{
 		gcGet("conditions while a finalizer remains", "/api/v1/namespaces/{ns}", `status.conditions.#(type=="NamespaceFinalizersRemaining").status==True`),
 		dropFinalizers("finalizer removed", cmPath+"keep"),
 		gcGet("namespace goes", "/api/v1/namespaces/{ns}", "gone"),
+		{Name: "namespace's events", Method: "WATCH", Path: "/api/v1/namespaces?watch=1&fieldSelector=metadata.name={ns}&resourceVersion={rv:ns}"},
 	}},
 }
 
@@ -223,13 +233,18 @@ func runGCCase(t *testing.T, srv gcServer, c gcCase) gcRecordedCase {
 		sub := func(s string) string {
 			s = strings.ReplaceAll(s, "{ns}", ns)
 			for k, v := range saved {
-				s = strings.ReplaceAll(s, "{uid:"+k+"}", v)
+				s = strings.ReplaceAll(s, "{"+k+"}", v)
 			}
 			return s
 		}
 		var code int
 		var b []byte
 		var warnings []string
+		if st.Method == "WATCH" {
+			code, b = srv.watch(t, sub(st.Path))
+			out.Steps = append(out.Steps, gcRecorded{Name: st.Name, Method: st.Method, Path: st.Path, Code: code, Response: norm.normalize(b)})
+			continue
+		}
 		for start := time.Now(); ; {
 			code, b, warnings = srv.do(t, st.Method, sub(st.Path), st.ContentType, sub(st.Body))
 			if st.Until == "" || satisfied(st.Until, code, b) || time.Since(start) > srv.deadline {
@@ -238,7 +253,8 @@ func runGCCase(t *testing.T, srv gcServer, c gcCase) gcRecordedCase {
 			time.Sleep(srv.poll)
 		}
 		if st.Save != "" {
-			saved[st.Save] = gjson.GetBytes(b, "metadata.uid").String()
+			saved["uid:"+st.Save] = gjson.GetBytes(b, "metadata.uid").String()
+			saved["rv:"+st.Save] = gjson.GetBytes(b, "metadata.resourceVersion").String()
 		}
 		out.Steps = append(out.Steps, gcRecorded{
 			Name: st.Name, Method: st.Method, Path: st.Path, ContentType: st.ContentType, Body: st.Body, Until: st.Until,
@@ -276,6 +292,49 @@ func (srv gcServer) do(t *testing.T, method, path, contentType, body string) (in
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, resp.Header.Values("Warning")
+}
+
+// watch reads a watch's events up to the first DELETED one (or for at most the deadline) and
+// returns them as a JSON array of {type, object} with the objects projected.
+func (srv gcServer) watch(t *testing.T, path string) (int, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), srv.deadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if srv.token != "" {
+		req.Header.Set("Authorization", "Bearer "+srv.token)
+	}
+	resp, err := srv.client.Do(req)
+	if err != nil {
+		t.Fatalf("watch %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	type event struct {
+		Type   string          `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	var events []event
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var e event
+		if dec.Decode(&e) != nil {
+			break
+		}
+		if e.Type == "BOOKMARK" {
+			continue
+		}
+		e.Object = gcProjection(e.Object)
+		events = append(events, e)
+		if e.Type == "DELETED" {
+			break
+		}
+	}
+	b, _ := json.Marshal(events)
+	return resp.StatusCode, b
 }
 
 // satisfied evaluates a step's Until against an answer.
@@ -485,7 +544,8 @@ which holds exactly what is below.
 
 Each case runs in its own namespace ` + "`gc-<case>`" + `. A step marked "repeated until" was sent again (every 200 ms,
 for at most 90 s) until its answer met the condition — 404 for "gone", else a gjson path — which is how the
-controllers' asynchronous work is awaited; the answer shown is the first that met it. Answers are projected to
+controllers' asynchronous work is awaited; the answer shown is the first that met it. A WATCH step watches from
+the resourceVersion a step saved (the object's create) up to the first DELETED event and shows the events. Answers are projected to
 what the controllers decide: a Status whole; of an object its kind and metadata name, namespace, finalizers,
 ownerReferences, deletionTimestamp and deletionGracePeriodSeconds; a namespace's spec and status. uids
 (numbered in order of appearance within a case), resourceVersions and timestamps are placeholders.

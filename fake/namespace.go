@@ -124,13 +124,16 @@ func (s *Server) finalizeNamespace(name string) bool {
 		return false
 	}
 	// The finalize subresource: without its last spec finalizer and with no metadata finalizer,
-	// the update deletes the namespace (ShouldDeleteNamespaceDuringUpdate).
-	ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
-	typ := watchcache.Modified
-	if len(ns.Spec.Finalizers) == 0 && len(ns.Finalizers) == 0 {
-		typ = watchcache.Deleted
+	// the update deletes the namespace instead (ShouldDeleteNamespaceDuringUpdate), and the
+	// DELETED event carries the namespace as last stored, "kubernetes" finalizer and all
+	// (reference/observed-gc.md, namespace-empty).
+	left := slices.DeleteFunc(slices.Clone(ns.Spec.Finalizers), func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
+	if len(left) == 0 && len(ns.Finalizers) == 0 {
+		_, err = s.commitLocked(nsr, watchcache.Deleted, &ns)
+		return err == nil
 	}
-	_, err = s.commitLocked(nsr, typ, &ns)
+	ns.Spec.Finalizers = left
+	_, err = s.commitLocked(nsr, watchcache.Modified, &ns)
 	return err == nil
 }
 
