@@ -118,3 +118,22 @@ func (w *warningsSeen) HandleWarningHeader(_ int, _ string, text string) {
 func (w *warningsSeen) take() []string { m := w.msgs; w.msgs = nil; return m }
 
 var _ rest.WarningHandler = (*warningsSeen)(nil)
+
+// TestNamespaceSeededTerminating checks that a namespace seeded with a deletionTimestamp is
+// finalized as one deleted through the API: its content goes, then it does.
+func TestNamespaceSeededTerminating(t *testing.T) {
+	now := metav1.Now()
+	srv := fake.NewTest(t, fake.Options{Objects: []runtime.Object{
+		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "old", DeletionTimestamp: &now}},
+		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "old"}},
+	}})
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ctx := context.Background()
+	waitFor(t, "namespace old finalized", func() bool {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, "old", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if _, err := cs.CoreV1().ConfigMaps("old").Get(ctx, "c", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("its configmap: %v, want 404", err)
+	}
+}

@@ -96,9 +96,18 @@ func (s *Server) load() error {
 		}
 	}
 	s.rv.Store(rv)
-	// The garbage collector sees the seed as created: dependents of absent owners go.
+	// The controllers see the seed as created: dependents of absent owners go, and so do
+	// namespaces seeded as terminating, once their content has.
+	// No other goroutine runs yet, so the graph is written without the lock.
+	var terminating []string
 	for i, it := range items {
 		s.observeLocked(it.r, watchcache.Added, encoded[i])
+		if ns, ok := it.obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil && !s.opts.NoNamespaceController {
+			terminating = append(terminating, ns.Name)
+		}
+	}
+	for _, name := range terminating {
+		s.finalizeNamespaceLater(name)
 	}
 	return nil
 }

@@ -94,6 +94,10 @@ func (s *Server) finalizeNamespace(name string) bool {
 	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 		return true // finalized: what is left is for other finalizers
 	}
+	// kcm's first step: a namespace with a deletionTimestamp is Terminating (one seeded so need
+	// not say so).
+	phaseChanged := ns.Status.Phase != corev1.NamespaceTerminating
+	ns.Status.Phase = corev1.NamespaceTerminating
 	var remaining namespaceContent
 	pods := s.byGR[schema.GroupResource{Resource: "pods"}]
 	if pods != nil {
@@ -113,7 +117,7 @@ func (s *Server) finalizeNamespace(name string) bool {
 		conds = remaining.conditions()
 	}
 	conds = append(conds, remaining.failures()...)
-	if setNamespaceConditions(&ns.Status, conds, metav1.NewTime(s.opts.Now().Truncate(time.Second))) {
+	if setNamespaceConditions(&ns.Status, conds, metav1.NewTime(s.opts.Now().Truncate(time.Second))) || phaseChanged {
 		b, err := s.commitLocked(nsr, watchcache.Modified, &ns)
 		if err != nil {
 			return false
