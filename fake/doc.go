@@ -14,6 +14,11 @@
 // The answers to writes (codes, reasons, messages, details, resulting objects) are those recorded
 // from that apiserver in reference/observed-writes.md, which the tests cite.
 //
+// Two controllers of kube-controller-manager run in it, each switchable off: the garbage
+// collector (ownerReferences; Background, Foreground and Orphan propagation) and the namespace
+// controller (a deleted namespace's content goes, then the namespace), as recorded with
+// kube-controller-manager in reference/observed-gc.md.
+//
 // Start one per test with NewTest, or with NewServer and Close:
 //
 //	srv := fake.NewTest(t, fake.Options{})

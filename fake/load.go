@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 // load stores the default namespaces and Options.Objects, each at the next resourceVersion,
@@ -94,6 +96,19 @@ func (s *Server) load() error {
 		}
 	}
 	s.rv.Store(rv)
+	// The controllers see the seed as created: dependents of absent owners go, and so do
+	// namespaces seeded as terminating, once their content has.
+	// No other goroutine runs yet, so the graph is written without the lock.
+	var terminating []string
+	for i, it := range items {
+		s.observeLocked(it.r, watchcache.Added, encoded[i])
+		if ns, ok := it.obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil && !s.opts.NoNamespaceController {
+			terminating = append(terminating, ns.Name)
+		}
+	}
+	for _, name := range terminating {
+		s.finalizeNamespaceLater(name)
+	}
 	return nil
 }
 

@@ -52,6 +52,11 @@ type Options struct {
 	// kube-controller-manager). With it, the fake deletes the namespace's content and then the
 	// namespace, as a cluster does.
 	NoNamespaceController bool
+	// NoGarbageCollector turns off the garbage collector: deleting an owner then leaves its
+	// dependents, and the orphan and foregroundDeletion finalizers a delete adds stay, as in
+	// envtest. With it, the fake collects dependents by their ownerReferences as
+	// kube-controller-manager does (README, "Garbage collection and namespace lifecycle").
+	NoGarbageCollector bool
 	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
 	// kube-system, kube-public, kube-node-lease).
 	NoDefaultNamespaces bool
@@ -98,6 +103,9 @@ type Server struct {
 	fields *patch.Patcher
 	// crds is the custom resources CRDs made (crd.go).
 	crds crdRegistry
+
+	// gc is the garbage collector's graph and queue; nil when Options.NoGarbageCollector.
+	gc *collector
 
 	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
 	done        chan struct{}
@@ -195,6 +203,9 @@ func newServer(opts Options) (*Server, error) {
 		}
 		s.order = append(s.order, r)
 	}
+	if !opts.NoGarbageCollector {
+		s.gc = newCollector()
+	}
 	if err := s.load(); err != nil {
 		s.stopCaches()
 		return nil, err
@@ -203,6 +214,7 @@ func newServer(opts Options) (*Server, error) {
 		s.stopCaches()
 		return nil, err
 	}
+	s.startCollector()
 	return s, nil
 }
 

@@ -182,11 +182,17 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 	}
 	if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 {
 		// The last finalizer went: the update deletes the object (the store's
-		// ShouldDeleteDuringUpdate), and answers with its last state.
+		// ShouldDeleteDuringUpdate), and answers with its last state; watchers see the object as
+		// it was stored before, as etcd's delete reports the previous value
+		// (reference/observed-gc.md, foreground / owner's events).
 		if dry {
 			return b, nil
 		}
-		return s.commitLocked(r, watchcache.Deleted, obj)
+		if _, err := s.commitLocked(r, watchcache.Deleted, old); err != nil {
+			return nil, err
+		}
+		m.SetResourceVersion(rvString(s.rv.Load()))
+		return encodeStored(r.resourceType, obj)
 	}
 	if dry {
 		return b, nil

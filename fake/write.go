@@ -103,6 +103,7 @@ func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.O
 	case r.gvr.GroupResource() == crdGR:
 		s.crdCommittedLocked(r, typ, b)
 	}
+	s.observeLocked(r, typ, b)
 	return b, nil
 }
 
