@@ -130,7 +130,7 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, e
 		om.Namespace = metav1.NamespaceDefault
 	}
 	if om.UID == "" {
-		om.UID = newUID()
+		om.UID = s.names.uid()
 	}
 	if om.CreationTimestamp.IsZero() {
 		om.CreationTimestamp = metav1.NewTime(s.opts.Now().Truncate(time.Second))

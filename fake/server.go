@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -54,6 +55,13 @@ type Options struct {
 	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
 	// kube-system, kube-public, kube-node-lease).
 	NoDefaultNamespaces bool
+	// Seed seeds the uids and generateName suffixes the server gives objects, and the draws of
+	// injected rules' probabilities: the same seed and the same requests in the same order give
+	// the same names and faults. The zero value is a seed like any other.
+	Seed int64
+	// RequestLog is how many requests Requests keeps (the last ones); 0 means 10,000 and a negative
+	// value keeps none.
+	RequestLog int
 }
 
 // Operation names the kind of write Options.Validate is called for.
@@ -91,6 +99,15 @@ type Server struct {
 	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
 	done        chan struct{}
 	controllers sync.WaitGroup
+
+	// Fault injection (inject.go), the request log (requests.go), compaction (compact.go) and
+	// the seeded source of names (seed.go).
+	faultMu     sync.Mutex
+	rules       []*Injection
+	faultRand   *rand.Rand // guarded by faultMu
+	log         *requestLog
+	names       *names
+	compactedRV atomic.Uint64
 
 	ln     net.Listener
 	http   *http.Server
@@ -159,6 +176,10 @@ func newServer(opts Options) (*Server, error) {
 		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
 		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
 		done:  make(chan struct{}),
+
+		faultRand: newFaultRand(opts.Seed),
+		log:       newRequestLog(opts.RequestLog),
+		names:     newNames(opts.Seed),
 	}
 	if s.fields, err = sharedPatcher(); err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
