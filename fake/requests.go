@@ -25,6 +25,9 @@ type Request struct {
 	// FieldManager is a write's manager: its fieldManager parameter or the one derived from the
 	// User-Agent; "" for reads.
 	FieldManager string
+	// ResourceVersion is the request's resourceVersion parameter: it tells a watch resumed from
+	// the last event seen from a fresh start ("" or "0": a list or a watch-list).
+	ResourceVersion string
 	// Code is the answer's HTTP status (a watch's 200 is logged when its stream starts); Fault the
 	// injected fault that answered or delayed it, NoFault if none.
 	Code  int
@@ -56,6 +59,8 @@ func newRequestLog(max int) *requestLog {
 func (l *requestLog) add(r Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	close(l.changed) // WaitFor checks again, also when nothing is kept
+	l.changed = make(chan struct{})
 	if l.max < 0 {
 		return
 	}
@@ -63,8 +68,6 @@ func (l *requestLog) add(r Request) {
 		l.entries = append(l.entries[:0], l.entries[len(l.entries)-l.max+1:]...)
 	}
 	l.entries = append(l.entries, r)
-	close(l.changed)
-	l.changed = make(chan struct{})
 }
 
 // snapshot returns a copy of the log and a channel closed at its next change.
@@ -72,7 +75,7 @@ func (l *requestLog) snapshot() ([]Request, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.entries
-	if len(e) > l.max {
+	if l.max >= 0 && len(e) > l.max {
 		e = e[len(e)-l.max:]
 	}
 	return append([]Request(nil), e...), l.changed
@@ -179,6 +182,7 @@ func attributesOf(r *http.Request) (Request, bool) {
 		a.Subresource = strings.Join(segs[2:], "/")
 	}
 	q := r.URL.Query()
+	a.ResourceVersion = q.Get("resourceVersion")
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch w := q.Get("watch"); {
