@@ -125,5 +125,3 @@ func TestInformerSurvivesFaults(t *testing.T) {
 		})
 	}
 }
-
-

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -457,5 +458,37 @@ func TestWatchFaults(t *testing.T) {
 				t.Errorf("last event %v %v, want expired %v", last.Type, last.Object, c.expired)
 			}
 		})
+	}
+}
+
+// TestCutWatchCountsNoBookmarks: bookmarks pass a cut watch without counting as its events.
+func TestCutWatchCountsNoBookmarks(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{BookmarkInterval: 20 * time.Millisecond})
+	srv.Inject(fake.Rule{Fault: fake.CutWatch, Events: 1})
+	req, err := http.NewRequest("GET", fmt.Sprintf("%s/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=%d&timeoutSeconds=10", srv.URL(), srv.ResourceVersion()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	var types []string
+	created := false
+	for lines.Scan() {
+		var ev struct{ Type string }
+		if err := json.Unmarshal(lines.Bytes(), &ev); err != nil {
+			t.Fatalf("%s: %v", lines.Bytes(), err)
+		}
+		types = append(types, ev.Type)
+		if ev.Type == "BOOKMARK" && !created && len(types) >= 2 {
+			created = true
+			send(t, srv, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"after-bookmarks"}}`)
+		}
+	}
+	if n := len(types); n < 3 || types[n-1] != "ADDED" {
+		t.Errorf("events %v, want bookmarks and then the one ADDED the watch is cut after", types)
 	}
 }
