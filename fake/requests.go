@@ -104,7 +104,9 @@ const waitForPoll = 10 * time.Millisecond
 // WaitFor returns nil as soon as cond returns true, and ctx's error if ctx ends first. cond is
 // called at once, after every logged request and every 10 ms, with the request log (a copy, as
 // Requests returns it), and with no lock held, so it may read the server (Cache, ResourceVersion)
-// or call clients. It lets a test wait for a controller's write, or for a state, without sleeping.
+// or call clients; a cond that sends requests to the server is called again after each of them,
+// so reading the caches is cheaper. It lets a test wait for a controller's write, or for a state,
+// without sleeping.
 func (s *Server) WaitFor(ctx context.Context, cond func(requests []Request) bool) error {
 	t := time.NewTicker(waitForPoll)
 	defer t.Stop()

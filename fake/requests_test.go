@@ -104,19 +104,15 @@ func TestWaitFor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("WaitFor a create: %v", err)
 	}
-	// A state: the namespace controller deletes a namespace without a request of its own.
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := cs.CoreV1().Namespaces().Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	err = srv.WaitFor(ctx, func([]fake.Request) bool {
-		_, err := cs.CoreV1().Namespaces().Get(ctx, "gone", metav1.GetOptions{})
-		return err != nil
-	})
+	// A state reached without a request: a simulated controller's Store.
+	before := srv.ResourceVersion()
+	go func() {
+		_ = srv.Store(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+			[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"stored","namespace":"default"}}`))
+	}()
+	err = srv.WaitFor(ctx, func([]fake.Request) bool { return srv.ResourceVersion() > before })
 	if err != nil {
-		t.Fatalf("WaitFor the namespace to go: %v", err)
+		t.Fatalf("WaitFor a Store: %v", err)
 	}
 	short, cancelShort := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancelShort()
