@@ -108,6 +108,8 @@ type Server struct {
 	log         *requestLog
 	names       *names
 	compactedRV atomic.Uint64
+	// fixedClock: Options.Now was given, so managedFields times are restamped with it (clock.go).
+	fixedClock bool
 
 	ln     net.Listener
 	http   *http.Server
@@ -161,6 +163,7 @@ func NewTest(tb testing.TB, opts Options) *Server {
 func NewHandler(opts Options) (*Server, error) { return newServer(opts) }
 
 func newServer(opts Options) (*Server, error) {
+	fixedClock := opts.Now != nil
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -180,6 +183,8 @@ func newServer(opts Options) (*Server, error) {
 		faultRand: newFaultRand(opts.Seed),
 		log:       newRequestLog(opts.RequestLog),
 		names:     newNames(opts.Seed),
+
+		fixedClock: fixedClock,
 	}
 	if s.fields, err = sharedPatcher(); err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
