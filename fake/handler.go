@@ -61,8 +61,8 @@ func (s *Server) parsePath(path string) (target, bool) {
 	return t, true
 }
 
-// ServeHTTP serves the Kubernetes API: reads through kubeapi's read path, writes here.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serveAPI serves the Kubernetes API: reads through kubeapi's read path, writes here.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	t, ok := s.parsePath(r.URL.Path)
 	if !ok || (read && t.subresource == "") {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchcache/watchcache/watchcache"
@@ -30,6 +31,7 @@ func (s *Server) load() error {
 		r   *served
 		obj runtime.Object
 		rv  uint64
+		uid types.UID // drawn here, in order, so that a seed gives the same uids
 	}
 	items := make([]item, 0, len(objs))
 	seen := make(map[string]bool, len(objs))
@@ -65,7 +67,7 @@ func (s *Server) load() error {
 		}
 		seen[key] = true
 		rv++
-		items = append(items, item{r: r, obj: obj, rv: rv})
+		items = append(items, item{r: r, obj: obj, rv: rv, uid: s.names.uid()})
 	}
 	// Encoding is most of the cost: it runs on every core, each object encoded from a shallow
 	// copy of its metadata, so that the caller's objects are not changed.
@@ -76,7 +78,7 @@ func (s *Server) load() error {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(items); i += workers {
-				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv)
+				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv, items[i].uid)
 			}
 		})
 	}
@@ -112,11 +114,11 @@ func (s *Server) load() error {
 	return nil
 }
 
-// encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, a uid and
-// creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
+// encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, uid as its uid
+// and a creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
 // phase, finalizer and name label. Only the metadata (and a namespace's spec and status) is
 // copied; the caller's object is left as it was.
-func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, error) {
+func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.UID) ([]byte, error) {
 	acc, ok := obj.(metav1.ObjectMetaAccessor)
 	var om *metav1.ObjectMeta
 	if ok {
@@ -145,7 +147,7 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, e
 		om.Namespace = metav1.NamespaceDefault
 	}
 	if om.UID == "" {
-		om.UID = newUID()
+		om.UID = uid
 	}
 	if om.CreationTimestamp.IsZero() {
 		om.CreationTimestamp = metav1.NewTime(s.opts.Now().Truncate(time.Second))

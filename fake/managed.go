@@ -33,5 +33,6 @@ func (s *Server) track(r *served, obj runtime.Object, oldJSON []byte, subresourc
 		return internalError("%s: %v", r.gvk.Kind, err)
 	}
 	m.SetManagedFields(tracked.Metadata.ManagedFields)
+	s.stampManagedFields(oldJSON, obj)
 	return nil
 }

@@ -100,6 +100,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	s.stampManagedFields(cur, d.obj)
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
 		b, err := s.createPatchedLocked(ctx, t, d.obj, dry)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -68,6 +69,13 @@ type Options struct {
 	CRDs                  []*apiextensionsv1.CustomResourceDefinition
 	CRDDirectoryPaths     []string
 	ErrorIfCRDPathMissing bool
+	// Seed seeds the uids and generateName suffixes the server gives objects, and the draws of
+	// injected rules' probabilities: the same seed and the same requests in the same order give
+	// the same names and faults. The zero value is a seed like any other.
+	Seed int64
+	// RequestLog is how many requests Requests keeps (the last ones); 0 means 10,000 and a negative
+	// value keeps none.
+	RequestLog int
 }
 
 // Operation names the kind of write Options.Validate is called for.
@@ -110,6 +118,17 @@ type Server struct {
 	// done is closed by Close; controllers (the namespace controller's goroutines) end with it.
 	done        chan struct{}
 	controllers sync.WaitGroup
+
+	// Fault injection (inject.go), the request log (requests.go), compaction (compact.go) and
+	// the seeded source of names (seed.go).
+	faultMu     sync.Mutex
+	rules       []*Injection
+	faultRand   *rand.Rand // guarded by faultMu
+	log         *requestLog
+	names       *names
+	compactedRV atomic.Uint64
+	// fixedClock: Options.Now was given, so managedFields times are restamped with it (clock.go).
+	fixedClock bool
 
 	ln     net.Listener
 	http   *http.Server
@@ -163,6 +182,7 @@ func NewTest(tb testing.TB, opts Options) *Server {
 func NewHandler(opts Options) (*Server, error) { return newServer(opts) }
 
 func newServer(opts Options) (*Server, error) {
+	fixedClock := opts.Now != nil
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -178,6 +198,12 @@ func newServer(opts Options) (*Server, error) {
 		byGR:  make(map[schema.GroupResource]*served, len(reg.types)),
 		byGVK: make(map[schema.GroupVersionKind]*served, len(reg.types)),
 		done:  make(chan struct{}),
+
+		faultRand: newFaultRand(opts.Seed),
+		log:       newRequestLog(opts.RequestLog),
+		names:     newNames(opts.Seed),
+
+		fixedClock: fixedClock,
 	}
 	if s.fields, err = sharedPatcher(); err != nil {
 		return nil, fmt.Errorf("fake: %w", err)

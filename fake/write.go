@@ -227,7 +227,7 @@ func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
 		if generated {
-			m.SetName(generateName(m.GetGenerateName()))
+			m.SetName(s.generateName(m.GetGenerateName()))
 		}
 		if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
 			return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
