@@ -259,7 +259,7 @@ func (s *Server) getLocked(r *served, namespace, name string) (gcObject, bool) {
 
 // collectLocked does one queued item. The caller holds s.mu.
 func (s *Server) collectLocked(it gcItem) {
-	r := s.byGR[it.key.gr]
+	r := s.servedGR(it.key.gr)
 	if r == nil {
 		return
 	}
@@ -324,8 +324,22 @@ func (s *Server) servedKind(gvk schema.GroupVersionKind) *served {
 	if r := s.byGVK[gvk]; r != nil {
 		return r
 	}
-	for _, r := range s.order {
+	for _, r := range s.allResources() {
 		if r.gvk.Group == gvk.Group && r.gvk.Kind == gvk.Kind {
+			return r
+		}
+	}
+	return nil
+}
+
+// servedGR returns the resource of a group and resource: a built-in one, or one served version of
+// a custom resource (each version holds the same objects).
+func (s *Server) servedGR(gr schema.GroupResource) *served {
+	if r := s.byGR[gr]; r != nil {
+		return r
+	}
+	for _, r := range s.allResources() {
+		if r.gvr.GroupResource() == gr {
 			return r
 		}
 	}
@@ -400,7 +414,7 @@ func (s *Server) processDeletingDependentsLocked(o gcObject) {
 	uid := o.m.GetUID()
 	blocking := 0
 	for _, dep := range s.dependentsOf(uid) {
-		r := s.byGR[dep.gr]
+		r := s.servedGR(dep.gr)
 		if r == nil {
 			continue
 		}
@@ -433,7 +447,7 @@ func (s *Server) orphanLocked(o gcObject) {
 	}
 	uid := o.m.GetUID()
 	for _, dep := range s.dependentsOf(uid) {
-		r := s.byGR[dep.gr]
+		r := s.servedGR(dep.gr)
 		if r == nil {
 			continue
 		}

@@ -36,6 +36,8 @@ if [ "${CTRLCACHE:-1}" != "0" ]; then module ctrlcache; fi
 module internal/embedcheck
 # encryption reads values encrypted at rest through k8s.io/apiserver's transformers.
 module encryption
+# examples/operator: a controller-runtime operator over a CRD, tested against fake.Environment.
+module examples/operator
 # bench's tests check that the peers it measures agree (ours, client-go's Indexer, etcd, the
 # apiserver's cacher). Without -race for the reason given for storagetest below: the race build of
 # k8s.io/apiserver adds minutes on 2 cores. 36 s of CPU (113 s on a shared, loaded machine).
