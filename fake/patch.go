@@ -74,11 +74,10 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	writeBody(w, code, b)
 }
 
-// patchObject applies a patch under the write lock and stores the result.
+// patchObject applies a patch under the object's lock and stores the result.
 func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
 	ctx := r.Context()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(t.res, t.namespace, t.name)()
 	cur, err := current(ctx, t.res, t.namespace, t.name)
 	if err != nil {
 		return nil, 0, nil, err
@@ -89,7 +88,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	// The engine applies fieldValidation to the patch and returns Warn's warnings.
 	patched, warnings, err := s.fields.PatchWithWarnings(cur, req)
 	if errors.Is(err, patch.ErrAborted) {
-		// As kube-apiserver: no response at all. The deferred Unlock runs as the panic unwinds, and
+		// As kube-apiserver: no response at all. The deferred unlock runs as the panic unwinds, and
 		// net/http closes the connection without logging for this sentinel.
 		panic(http.ErrAbortHandler)
 	}
@@ -102,20 +101,20 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
-		b, err := s.createPatchedLocked(ctx, t, d.obj, dry)
+		b, err := s.createPatched(ctx, t, d.obj, dry)
 		return b, http.StatusCreated, warnings, err
 	}
 	old, err := decodeStored(t.res.resourceType, cur)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	b, err := s.updateLocked(ctx, t, d.obj, old, cur, dry, req.FieldManager, true)
+	b, err := s.updateHeld(t, d.obj, old, cur, dry, req.FieldManager, true)
 	return b, http.StatusOK, warnings, err
 }
 
-// createPatchedLocked creates the object an apply made from nothing, with the create rules.
-// The caller holds s.mu.
-func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
+// createPatched creates the object an apply made from nothing, with the create rules. The caller
+// holds the object's lock.
+func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, internalError("%s: %v", t.res.gvk.Kind, err)
@@ -128,5 +127,5 @@ func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.
 	}
 	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
-	return s.createLocked(ctx, t.res, obj, m, dry, "")
+	return s.createNamed(ctx, t.res, obj, m, dry, "")
 }

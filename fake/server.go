@@ -33,7 +33,7 @@ type Options struct {
 	// Validate, when set, is called for every create and update (also those of patches and of the
 	// status subresource) after the built-in validation passed, with old nil for a create; the
 	// errors it returns fail the write with the apiserver's 422 Invalid. It is called with the
-	// server's write lock held, so it must not call the server.
+	// object's lock held, so it must not write that object through the server.
 	Validate func(op Operation, gvr schema.GroupVersionResource, obj, old runtime.Object) field.ErrorList
 	// Logger receives one record per request (Debug; Error for 5xx answers); nil discards them.
 	Logger *slog.Logger
@@ -67,10 +67,10 @@ const (
 
 // Server is a writable Kubernetes API server on a loopback listener.
 //
-// Concurrency: any number of clients may use it at once. Writes are serialized by one lock, as
-// etcd serializes transactions, so that each takes the next resourceVersion and is applied to its
-// resource's cache in that order; everything else a write does (reading, decoding, validating the
-// request, encoding the answer) runs outside it. Close may be called more than once.
+// Concurrency: any number of clients may use it at once. Writes of one object are serialized by
+// that object's lock; a server-wide lock is held only to give each write the next resourceVersion
+// and apply it to its resource's cache in that order, as etcd serializes transactions (lock.go).
+// Close may be called more than once.
 type Server struct {
 	opts  Options
 	reg   *registry
@@ -80,10 +80,12 @@ type Server struct {
 	byGVK map[schema.GroupVersionKind]*served
 	order []*served
 
-	// mu serializes writes; rv is the last resourceVersion given out (read atomically by
-	// consistent reads, written under mu).
-	mu sync.Mutex
-	rv atomic.Uint64
+	// mu serializes commits (the next resourceVersion and the cache's event); rv is the last
+	// resourceVersion given out (read atomically by consistent reads, written under mu). locks
+	// are the objects' locks, taken before mu.
+	mu    sync.Mutex
+	rv    atomic.Uint64
+	locks objectLocks
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher
