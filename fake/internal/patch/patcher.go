@@ -62,8 +62,11 @@ type Request struct {
 // resource across requests. Callers must serialise writes to one object themselves (Patch is a
 // pure function of current and the request).
 type Patcher struct {
-	scheme     *runtime.Scheme
-	typed      managedfields.TypeConverter
+	scheme *runtime.Scheme
+	// typed is built on the first need of a built-in kind's field manager: building it (the
+	// OpenAPI models of every built-in kind) costs most of a process's first server, which a test
+	// that never patches nor reads managedFields should not pay.
+	typed      func() managedfields.TypeConverter
 	deduced    managedfields.TypeConverter
 	serializer *kjson.Serializer
 	strict     *kjson.Serializer
@@ -85,7 +88,7 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 	}
 	return &Patcher{
 		scheme:     scheme,
-		typed:      applyconfigurations.NewTypeConverter(scheme),
+		typed:      sync.OnceValue(func() managedfields.TypeConverter { return applyconfigurations.NewTypeConverter(scheme) }),
 		deduced:    managedfields.NewDeducedTypeConverter(),
 		serializer: kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{}),
 		strict:     kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true}),
@@ -252,7 +255,7 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 	var err error
 	reset := resetFields(k.gvk, subresource, k.typed && hasStatus(p.scheme, k.gvk))
 	if k.typed {
-		fm, err = managedfields.NewDefaultFieldManager(p.typed, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm, err = managedfields.NewDefaultFieldManager(p.typed(), p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	} else {
 		fm, err = managedfields.NewDefaultCRDFieldManager(p.deduced, unstructuredConvertor{}, noDefaults{}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	}
