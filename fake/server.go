@@ -86,6 +86,8 @@ type Server struct {
 	mu    sync.Mutex
 	rv    atomic.Uint64
 	locks objectLocks
+	// serviceMu serializes the allocation of services' cluster IPs and node ports (service.go).
+	serviceMu sync.Mutex
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher

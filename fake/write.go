@@ -247,6 +247,13 @@ func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object,
 // createHeld validates and stores a new object whose name and namespace were admitted. The caller
 // holds the object's lock and saw no object of that name.
 func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
+	if svc, ok := obj.(*corev1.Service); ok {
+		release, err := s.admitService(contextBackground(), r, svc)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	if err := s.validate(Create, r, obj, nil, m.GetName()); err != nil {
 		return nil, err
 	}
