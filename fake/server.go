@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -209,14 +210,22 @@ func sharedPatcher() (*patch.Patcher, error) {
 	return patcher, patcherErr
 }
 
-// resourceInfo is what kubeapi serves of a resource: its names, scope and the verbs discovery
-// lists for it.
+// resourceInfo is what kubeapi serves of a resource: its names, scope, the verbs discovery lists
+// for it, and the subresources the fake serves (status and scale), in the apiserver's order.
 func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 	info := kubeapi.ResourceInfo{
 		Group: t.gvr.Group, Version: t.gvr.Version, Resource: t.gvr.Resource,
 		SingularName: t.singular, Kind: t.gvk.Kind, Namespaced: t.namespaced,
 		ShortNames: t.shortNames, Categories: t.categories, Verbs: t.verbs,
 	}
+	verbs := []string{"get", "patch", "update"}
+	if t.status {
+		info.Subresources = append(info.Subresources, kubeapi.SubresourceInfo{Name: "status", Verbs: verbs})
+	}
+	if t.scale {
+		info.Subresources = append(info.Subresources, kubeapi.SubresourceInfo{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: verbs})
+	}
+	sort.Slice(info.Subresources, func(i, j int) bool { return info.Subresources[i].Name < info.Subresources[j].Name })
 	if t.gvr.Group == "" {
 		if core, ok := kubeapi.CoreResource(t.gvr.Resource); ok {
 			info.Printer = core.Printer

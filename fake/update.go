@@ -156,7 +156,7 @@ func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, d
 	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
 		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	}
-	if r.generation && t.subresource == "" && specChanged(obj, old) {
+	if r.generation && t.subresource != "status" && specChanged(obj, old) {
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
 	// The ObjectMeta update validation includes "no new finalizers" once deletion started.

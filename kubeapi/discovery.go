@@ -183,6 +183,16 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 			ShortNames:   i.ShortNames,
 			Categories:   i.Categories,
 		})
+		for _, sub := range i.Subresources {
+			kind := sub.Kind
+			if kind == "" {
+				kind = i.Kind
+			}
+			l.APIResources = append(l.APIResources, metav1.APIResource{
+				Name: i.Resource + "/" + sub.Name, Namespaced: i.Namespaced,
+				Group: sub.Group, Version: sub.Version, Kind: kind, Verbs: metav1.Verbs(sub.Verbs),
+			})
+		}
 	}
 	s.mu.RUnlock()
 	writeJSON(w, &l)

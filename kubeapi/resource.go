@@ -35,6 +35,20 @@ type ResourceInfo struct {
 	// Printer renders the resource as a Table for kubectl get; nil means GenericPrinter (Name,
 	// Created At: the apiserver's default table convertor).
 	Printer *Printer
+	// Subresources are listed by discovery after the resource ("deployments/scale"); serving them
+	// is the embedding server's (fake serves status and scale).
+	Subresources []SubresourceInfo
+}
+
+// SubresourceInfo describes one subresource for discovery.
+type SubresourceInfo struct {
+	// Name is the subresource's path segment, e.g. "status" or "scale".
+	Name string
+	// Group, Version and Kind are those of the objects it takes and answers; an empty Group and
+	// Version mean the resource's own (a status), an empty Kind the resource's kind.
+	Group, Version, Kind string
+	// Verbs are the verbs discovery advertises for it, e.g. get, patch and update.
+	Verbs []string
 }
 
 // GroupVersion returns the apiVersion of the resource's objects: "v1" for the core group,

@@ -255,7 +255,13 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 	var err error
 	reset := resetFields(k.gvk, subresource, k.typed && hasStatus(p.scheme, k.gvk))
 	if k.typed {
-		fm, err = managedfields.NewDefaultFieldManager(p.typed(), p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		tc := p.typed()
+		if _, err := tc.ObjectToTyped(k.empty()); err != nil {
+			// A kind of the scheme that client-go's models lack (autoscaling/v1 Scale, which the
+			// apiserver's OpenAPI models have): its fields are deduced from the object.
+			tc = p.deduced
+		}
+		fm, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	} else {
 		fm, err = managedfields.NewDefaultCRDFieldManager(p.deduced, unstructuredConvertor{}, noDefaults{}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	}
