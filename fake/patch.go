@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -85,8 +86,15 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if cur == nil && (req.Type != types.ApplyYAMLPatchType || t.subresource != "") {
 		return nil, 0, nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
 	}
-	// The engine applies fieldValidation to the patch and returns Warn's warnings.
-	patched, warnings, err := s.fields.PatchWithWarnings(cur, req)
+	var old runtime.Object
+	if cur != nil {
+		if old, err = decodeStored(t.res.resourceType, cur); err != nil {
+			return nil, 0, nil, err
+		}
+	}
+	// The engine applies fieldValidation to the patch and returns Warn's warnings. It works on the
+	// decoded object, which it leaves as it is.
+	obj, warnings, err := s.fields.PatchObject(old, req)
 	if errors.Is(err, patch.ErrAborted) {
 		// As kube-apiserver: no response at all. The deferred unlock runs as the panic unwinds, and
 		// net/http closes the connection without logging for this sentinel.
@@ -95,20 +103,26 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	d, err := decodeBody(t.res.resourceType, patched)
-	if err != nil {
-		return nil, 0, nil, err
+	if reflect.TypeOf(obj) != reflect.PointerTo(t.res.goType) {
+		// Not the resource's Go type: through JSON, as a body.
+		b, err := encode(t.res.resourceType, obj)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		d, err := decodeBody(t.res.resourceType, b)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		obj = d.obj
+	} else {
+		applyDefaults(obj) // as the apiserver defaults the patched object it decodes
 	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
-		b, err := s.createPatched(ctx, t, d.obj, dry)
+		b, err := s.createPatched(ctx, t, obj, dry)
 		return b, http.StatusCreated, warnings, err
 	}
-	old, err := decodeStored(t.res.resourceType, cur)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	b, err := s.updateHeld(t, d.obj, old, cur, dry, req.FieldManager, true)
+	b, err := s.updateHeld(t, obj, old, cur, dry, req.FieldManager, true)
 	return b, http.StatusOK, warnings, err
 }
 

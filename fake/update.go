@@ -169,7 +169,7 @@ func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, d
 		return nil, err
 	}
 	if !patched {
-		if err := s.track(r, obj, oldJSON, t.subresource, manager); err != nil {
+		if err := s.track(r, obj, old, t.subresource, manager); err != nil {
 			return nil, err
 		}
 	}

@@ -122,26 +122,59 @@ func (p *Patcher) PatchWithWarnings(current []byte, req Request) ([]byte, []stri
 }
 
 func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, error) {
+	k, err := p.kindOf(req.GVK)
+	if err != nil {
+		return nil, err
+	}
+	var live runtime.Object
+	if current != nil {
+		if live, err = p.decode(k, current); err != nil {
+			return nil, internalError(fmt.Errorf("decoding the stored object: %w", err))
+		}
+	}
+	out, err := p.patchLive(k, live, req, fc)
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.encode(k, out)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return b, nil
+}
+
+// PatchObject is PatchWithWarnings on a decoded object, which spares a server that keeps
+// objects decoded an encoding and a decoding per patch: live is the stored object in the kind's
+// Go type (nil when there is none), which PatchObject does not change; the result is the patched
+// object, with its managedFields.
+func (p *Patcher) PatchObject(live runtime.Object, req Request) (runtime.Object, []string, error) {
+	k, err := p.kindOf(req.GVK)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live != nil {
+		live = live.DeepCopyObject()
+		live.GetObjectKind().SetGroupVersionKind(k.gvk)
+	}
+	fc := newFieldCheck(req.FieldValidation)
+	out, err := p.patchLive(k, live, req, fc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, fc.warnings, nil
+}
+
+// patchLive applies a patch to a decoded live object (nil for none), which it may change.
+func (p *Patcher) patchLive(k kind, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	if err := validateOptions(req); err != nil {
 		return nil, err
 	}
 	if err := validateBody(req.Type, req.Patch); err != nil {
 		return nil, err
 	}
-	k, err := p.kindOf(req.GVK)
-	if err != nil {
-		return nil, err
-	}
 	fm, err := p.fieldManager(k, req.Subresource)
 	if err != nil {
 		return nil, internalError(err)
-	}
-
-	var live runtime.Object
-	if current != nil {
-		if live, err = p.decode(k, current); err != nil {
-			return nil, internalError(fmt.Errorf("decoding the stored object: %w", err))
-		}
 	}
 	name := req.Name
 	if name == "" && live != nil {
@@ -180,11 +213,8 @@ func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, er
 	if err := p.checkIdentity(out, live, name, req); err != nil {
 		return nil, err
 	}
-	b, err := p.encode(k, out)
-	if err != nil {
-		return nil, internalError(err)
-	}
-	return b, nil
+	out.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return out, nil
 }
 
 // Update records a non-apply write in managedFields as the apiserver does on create (old == nil)
@@ -216,6 +246,28 @@ func (p *Patcher) Update(old, new []byte, gvk schema.GroupVersionKind, subresour
 		return nil, internalError(err)
 	}
 	return b, nil
+}
+
+// UpdateObject is Update on decoded objects: old is the stored object in the kind's Go type (nil
+// for a create), which it does not change; new is the written one, whose managedFields it sets.
+// It returns the object to store (new, or a copy of it).
+func (p *Patcher) UpdateObject(old, new runtime.Object, gvk schema.GroupVersionKind, subresource, manager string) (runtime.Object, error) {
+	k, err := p.kindOf(gvk)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := p.fieldManager(k, subresource)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	if old == nil {
+		old = k.empty()
+	} else {
+		old = old.DeepCopyObject()
+		old.GetObjectKind().SetGroupVersionKind(k.gvk)
+	}
+	new.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return fm.UpdateNoErrors(old, new, manager), nil
 }
 
 // kind is what the Patcher knows of one GVK.
