@@ -61,10 +61,12 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
+	unlock := s.lockObject(t.res, t.namespace, t.name)
 	s.mu.Lock()
 	b, err := s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
 	s.mu.Unlock()
 	addWarnings(w, deleteWarnings(t.res, opts))
+	unlock()
 	if err != nil {
 		writeError(w, err)
 		return

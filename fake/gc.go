@@ -485,7 +485,7 @@ func (s *Server) gcUpdateLocked(o gcObject) {
 		return
 	}
 	t := target{res: o.r, namespace: o.m.GetNamespace(), name: o.m.GetName()}
-	_, _ = s.updateLocked(context.Background(), t, o.obj, old, o.cur, false, gcManager, false)
+	_, _ = s.updateLocked(t, o.obj, old, o.cur, false, gcManager, false)
 }
 
 // gcDeleteLocked deletes an object with a propagation policy and a precondition on its uid, as

@@ -70,15 +70,26 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.subresource == "scale" && t.res.custom != nil && t.res.scale {
-		s.scale(w, r, t)
+		s.customScale(w, r, t)
 		return
 	}
-	if t.subresource != "" && !(t.subresource == "status" && t.res.status) {
+	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) {
 		writeError(w, notFoundPath())
 		return
 	}
 	if t.namespace == "." || t.namespace == ".." || t.name == "." || t.name == ".." {
 		writeError(w, notFoundPath())
+		return
+	}
+	if t.subresource == "scale" {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			s.getScale(w, r, t)
+		case http.MethodPut, http.MethodPatch:
+			s.writeScale(w, r, t)
+		default:
+			writeError(w, methodNotSupported(t, r.Method))
+		}
 		return
 	}
 	switch {

@@ -74,11 +74,12 @@ func (s *Server) load() error {
 	encoded := make([][]byte, len(items))
 	errs := make([]error, len(items))
 	workers := goruntime.GOMAXPROCS(0)
+	now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(items); i += workers {
-				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv, items[i].uid)
+				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv, items[i].uid, now)
 			}
 		})
 	}
@@ -117,8 +118,8 @@ func (s *Server) load() error {
 // encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, uid as its uid
 // and a creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
 // phase, finalizer and name label. Only the metadata (and a namespace's spec and status) is
-// copied; the caller's object is left as it was.
-func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.UID) ([]byte, error) {
+// copied; the caller's object is left as it was. now is the load's creationTimestamp.
+func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.UID, now metav1.Time) ([]byte, error) {
 	acc, ok := obj.(metav1.ObjectMetaAccessor)
 	var om *metav1.ObjectMeta
 	if ok {
@@ -129,8 +130,8 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.
 	}
 	saved := *om
 	defer func() { *om = saved }()
-	om.Labels = maps.Clone(om.Labels)
 	if ns, isNS := obj.(*corev1.Namespace); isNS {
+		om.Labels = maps.Clone(om.Labels) // the name label is added to a copy
 		spec, status := ns.Spec, ns.Status
 		defer func() { ns.Spec, ns.Status = spec, status }()
 		if ns.Status.Phase == "" {
@@ -150,7 +151,7 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.
 		om.UID = uid
 	}
 	if om.CreationTimestamp.IsZero() {
-		om.CreationTimestamp = metav1.NewTime(s.opts.Now().Truncate(time.Second))
+		om.CreationTimestamp = now
 	}
 	if r.generation && om.Generation == 0 {
 		om.Generation = 1

@@ -2,7 +2,7 @@ package fake
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -38,7 +38,7 @@ func (s *Server) fillSystemFields(m metav1Object) {
 }
 
 // rvString is a resourceVersion as metadata carries it.
-func rvString(rv uint64) string { return fmt.Sprint(rv) }
+func rvString(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
 // contextBackground is the context of reads the server makes for itself.
 func contextBackground() context.Context { return context.Background() }
