@@ -95,8 +95,7 @@ func (i ResourceInfo) checkCache(c *watchcache.Cache) error {
 // CoreResources returns the descriptions of common core/v1 resources — pods, nodes, namespaces,
 // configmaps, secrets, services, endpoints, events, serviceaccounts, persistentvolumes,
 // persistentvolumeclaims — with their kinds, scope, short names and categories as a
-// kube-apiserver 1.37 advertises them, and Table printers for pods, nodes, namespaces, configmaps
-// and services.
+// kube-apiserver 1.37 advertises them, and their Table printers (PrinterFor).
 // The slice is new on every call.
 func CoreResources() []ResourceInfo {
 	core := func(resource, kind string, namespaced bool, short []string, categories ...string) ResourceInfo {
@@ -119,18 +118,7 @@ func CoreResources() []ResourceInfo {
 		core("persistentvolumeclaims", "PersistentVolumeClaim", true, []string{"pvc"}),
 	}
 	for i := range rs {
-		switch rs[i].Resource {
-		case "pods":
-			rs[i].Printer = PodPrinter()
-		case "nodes":
-			rs[i].Printer = NodePrinter()
-		case "namespaces":
-			rs[i].Printer = NamespacePrinter()
-		case "configmaps":
-			rs[i].Printer = ConfigMapPrinter()
-		case "services":
-			rs[i].Printer = ServicePrinter()
-		}
+		rs[i].Printer, _ = PrinterFor("", rs[i].Resource)
 	}
 	return rs
 }

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Records kube-apiserver 1.37.2's Tables of the built-in kinds for kubeapi's printers
+# (kubeapi/testdata/tables/<resource>.json, described in reference/observed-tables.md). Run against
+# a freshly started oracle:
+#
+#   export ORACLE_WORK=/root/oracle-tables
+#   bash /work/shared/oracle/start.sh
+#   bash reference/record-tables.sh
+#   bash /work/shared/oracle/stop.sh
+#
+# Objects are created in namespace "tbl" (and cluster-scoped ones prefixed "tbl-"), with statuses
+# written through /status where a printer reads them, chosen to reach each printer's branches. Each
+# Table is fetched with includeObject=Object, so a recording holds every printed object beside its
+# row; it is stored as {"path","date","table"}: the request, the response's Date header (the time
+# ages are measured against) and the Table with metadata.managedFields removed from the objects.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+OW=${ORACLE_WORK:?set ORACLE_WORK to the oracle run directory}
+# shellcheck disable=SC1091
+source "$OW/run/env"
+OUT=${OUT:-$ROOT/kubeapi/testdata/tables}
+mkdir -p "$OUT"
+UA="kubectl/v1.37.2 (linux/amd64) kubernetes/record"
+TABLE='application/json;as=Table;v=v1;g=meta.k8s.io'
+
+# send METHOD PATH BODY [CONTENT-TYPE]: a write; fails loudly on an error Status.
+send() {
+  local out code
+  out=$(mktemp)
+  code=$(curl -sk -A "$UA" -o "$out" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $TOKEN" \
+    -H "Content-Type: ${4:-application/json}" -d "$3" "$KAS_URL$2")
+  if [ "$code" = 409 ] && [ "$1" = POST ]; then rm -f "$out"; return 0; fi # a re-run on the same oracle
+  if [ "$code" -ge 300 ]; then echo "$1 $2: $code $(cat "$out")" >&2; rm -f "$out"; return 1; fi
+  rm -f "$out"
+}
+create() { send POST "$1" "$2"; }
+# status PATH MERGE-PATCH: writes .status through the /status subresource.
+status() { send PATCH "$1/status" "$2" application/merge-patch+json; }
+
+# rec RESOURCE PATH: the Table of a list, with its Date header.
+rec() {
+  local res=$1 path=$2 hdr body date
+  hdr=$(mktemp) body=$(mktemp)
+  curl -sk -A "$UA" -D "$hdr" -o "$body" -H "Authorization: Bearer $TOKEN" -H "Accept: $TABLE" \
+    "$KAS_URL$path?includeObject=Object"
+  date=$(grep -i '^date:' "$hdr" | sed 's/^[Dd]ate: //' | tr -d '\r')
+  jq -c --arg path "$path" --arg date "$date" \
+    '{path:$path,date:$date,table:(del(.rows[].object.metadata.managedFields))}' "$body" >"$OUT/$res.json"
+  rm -f "$hdr" "$body"
+  echo "$res: $(jq '.table.rows|length' "$OUT/$res.json") rows, $(wc -c <"$OUT/$res.json") bytes"
+}
+
+NS=/api/v1/namespaces/tbl
+create /api/v1/namespaces '{"metadata":{"name":"tbl"}}'
+C='"containers":[{"name":"web","image":"nginx:1.27"},{"name":"log","image":"busybox:1.36"}]'
+TPL='"template":{"metadata":{"labels":{"app":"web"}},"spec":{'"$C"'}}'
+
+# --- core/v1
+create $NS/secrets '{"metadata":{"name":"opaque"},"data":{"a":"MQ==","b":"Mg=="}}'
+create $NS/secrets '{"metadata":{"name":"tls"},"type":"kubernetes.io/tls","data":{"tls.crt":"","tls.key":""}}'
+create $NS/secrets '{"metadata":{"name":"empty"}}'
+create $NS/serviceaccounts '{"metadata":{"name":"builder"}}'
+create $NS/serviceaccounts '{"metadata":{"name":"deployer"},"automountServiceAccountToken":false}'
+create $NS/endpoints '{"metadata":{"name":"none"}}'
+create $NS/endpoints '{"metadata":{"name":"two"},"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],"ports":[{"name":"http","port":80,"protocol":"TCP"}]}]}'
+create $NS/endpoints '{"metadata":{"name":"many"},"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],"ports":[{"name":"http","port":80},{"name":"https","port":443}]},{"addresses":[{"ip":"fd00::1"}],"ports":[{"port":8080}]}]}'
+create $NS/endpoints '{"metadata":{"name":"headless"},"subsets":[{"addresses":[{"ip":"10.1.0.1"}]}]}'
+create $NS/events '{"metadata":{"name":"legacy"},"involvedObject":{"kind":"Pod","name":"web-0","namespace":"tbl","fieldPath":"spec.containers{web}"},"reason":"BackOff","message":" Back-off restarting failed container \n","type":"Warning","count":7,"firstTimestamp":"2026-01-01T10:00:00Z","lastTimestamp":"2026-01-01T11:00:00Z","source":{"component":"kubelet","host":"node-1"}}'
+create $NS/events '{"metadata":{"name":"new"},"involvedObject":{"kind":"Deployment","name":"web","namespace":"tbl"},"reason":"ScalingReplicaSet","message":"Scaled up","type":"Normal","eventTime":"2026-01-02T10:00:00.000000Z","action":"Scale","reportingComponent":"deployment-controller","reportingInstance":"kcm-1"}'
+create $NS/events '{"metadata":{"name":"series"},"involvedObject":{"kind":"Node","namespace":"tbl"},"reason":"Rebooted","message":"again","type":"Warning","eventTime":"2026-01-02T10:00:00.000000Z","series":{"count":4,"lastObservedTime":"2026-01-03T10:00:00.000000Z"},"action":"Reboot","reportingComponent":"kubelet","reportingInstance":"node-2"}'
+create /api/v1/persistentvolumes '{"metadata":{"name":"tbl-pv-a"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadOnlyMany","ReadWriteOnce","ReadWriteOnce"],"persistentVolumeReclaimPolicy":"Retain","hostPath":{"path":"/tmp/a"}}}'
+create /api/v1/persistentvolumes '{"metadata":{"name":"tbl-pv-b","annotations":{"volume.beta.kubernetes.io/storage-class":"beta"}},"spec":{"capacity":{"storage":"1536Mi"},"accessModes":["ReadWriteMany","ReadOnlyMany"],"storageClassName":"fast","volumeMode":"Block","volumeAttributesClassName":"gold","claimRef":{"namespace":"tbl","name":"bound"},"csi":{"driver":"csi.example.com","volumeHandle":"b"}}}'
+create /api/v1/persistentvolumes '{"metadata":{"name":"tbl-pv-c"},"spec":{"capacity":{"storage":"2000000000"},"accessModes":["ReadWriteOncePod"],"storageClassName":"slow","volumeMode":"Filesystem","hostPath":{"path":"/tmp/c"}}}'
+status /api/v1/persistentvolumes/tbl-pv-a '{"status":{"phase":"Available"}}'
+status /api/v1/persistentvolumes/tbl-pv-b '{"status":{"phase":"Bound"}}'
+status /api/v1/persistentvolumes/tbl-pv-c '{"status":{"phase":"Failed","reason":"Recycler failed"}}'
+send DELETE /api/v1/persistentvolumes/tbl-pv-c ''
+create $NS/persistentvolumeclaims '{"metadata":{"name":"pending"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"5Gi"}}}}'
+create $NS/persistentvolumeclaims '{"metadata":{"name":"bound"},"spec":{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"fast","volumeName":"tbl-pv-b","volumeMode":"Block","volumeAttributesClassName":"gold"}}'
+create $NS/persistentvolumeclaims '{"metadata":{"name":"annotated","annotations":{"volume.beta.kubernetes.io/storage-class":"beta"}},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}'
+status $NS/persistentvolumeclaims/bound '{"status":{"phase":"Bound","accessModes":["ReadWriteMany","ReadWriteOnce"],"capacity":{"storage":"1536Mi"}}}'
+send DELETE $NS/persistentvolumeclaims/annotated ''
+create $NS/replicationcontrollers '{"metadata":{"name":"rc"},"spec":{"replicas":3,"selector":{"app":"web","tier":"fe"},"template":{"metadata":{"labels":{"app":"web","tier":"fe"}},"spec":{'"$C"'}}}}'
+status $NS/replicationcontrollers/rc '{"status":{"replicas":2,"readyReplicas":1}}'
+create $NS/podtemplates '{"metadata":{"name":"pt"},"template":{"metadata":{"labels":{"app":"web","tier":"fe"}},"spec":{'"$C"'}}}'
+create $NS/podtemplates '{"metadata":{"name":"bare"},"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}'
+
+# --- apps/v1
+A=/apis/apps/v1/namespaces/tbl
+SEL='"selector":{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"NotIn","values":["db","cache"]},{"key":"track","operator":"Exists"}]}'
+TPL2='"template":{"metadata":{"labels":{"app":"web","tier":"fe","track":"stable"}},"spec":{'"$C"'}}'
+create $A/deployments '{"metadata":{"name":"web"},"spec":{"replicas":3,'"$SEL"','"$TPL2"'}}'
+create $A/deployments '{"metadata":{"name":"zero"},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"web"}},'"$TPL"'}}'
+status $A/deployments/web '{"status":{"replicas":3,"updatedReplicas":2,"readyReplicas":1,"availableReplicas":1}}'
+create $A/replicasets '{"metadata":{"name":"web-1"},"spec":{"replicas":3,'"$SEL"','"$TPL2"'}}'
+status $A/replicasets/web-1 '{"status":{"replicas":2,"readyReplicas":1}}'
+create $A/statefulsets '{"metadata":{"name":"db"},"spec":{"replicas":3,"serviceName":"db","selector":{"matchLabels":{"app":"web"}},'"$TPL"'}}'
+status $A/statefulsets/db '{"status":{"replicas":2,"readyReplicas":1}}'
+create $A/daemonsets '{"metadata":{"name":"agent"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"nodeSelector":{"kubernetes.io/os":"linux","disk":"ssd"},'"$C"'}}}}'
+create $A/daemonsets '{"metadata":{"name":"plain"},"spec":{"selector":{"matchLabels":{"app":"web"}},'"$TPL"'}}'
+status $A/daemonsets/agent '{"status":{"desiredNumberScheduled":5,"currentNumberScheduled":4,"numberReady":3,"updatedNumberScheduled":2,"numberAvailable":1,"numberMisscheduled":0}}'
+DSUID=$(curl -sk -H "Authorization: Bearer $TOKEN" "$KAS_URL$A/daemonsets/agent" | jq -r .metadata.uid)
+create $A/controllerrevisions '{"metadata":{"name":"agent-1","ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"agent","uid":"'"$DSUID"'","controller":true}]},"data":{},"revision":3}'
+create $A/controllerrevisions '{"metadata":{"name":"orphan"},"data":{},"revision":1}'
+
+# --- batch/v1
+B=/apis/batch/v1/namespaces/tbl
+JT='"template":{"spec":{"restartPolicy":"Never",'"$C"'}}'
+create $B/jobs '{"metadata":{"name":"running"},"spec":{"completions":3,"parallelism":2,'"$JT"'}}'
+create $B/jobs '{"metadata":{"name":"parallel"},"spec":{"parallelism":4,"suspend":true,'"$JT"'}}'
+create $B/jobs '{"metadata":{"name":"single"},"spec":{'"$JT"'}}'
+status $B/jobs/running '{"status":{"startTime":"2026-01-01T10:00:00Z","succeeded":1,"active":1,"ready":0,"terminating":0}}'
+status $B/jobs/parallel '{"status":{"conditions":[{"type":"Suspended","status":"True","lastProbeTime":"2026-01-01T10:00:00Z","lastTransitionTime":"2026-01-01T10:00:00Z","reason":"JobSuspended","message":"Job suspended"}]}}'
+status $B/jobs/single '{"status":{"startTime":"2026-01-01T10:00:00Z","completionTime":"2026-01-01T10:03:25Z","succeeded":1,"ready":0,"terminating":0,"conditions":[{"type":"SuccessCriteriaMet","status":"True","lastProbeTime":"2026-01-01T10:03:25Z","lastTransitionTime":"2026-01-01T10:03:25Z"},{"type":"Complete","status":"True","lastProbeTime":"2026-01-01T10:03:25Z","lastTransitionTime":"2026-01-01T10:03:25Z"}]}}'
+create $B/jobs '{"metadata":{"name":"failed"},"spec":{"backoffLimit":0,'"$JT"'}}'
+status $B/jobs/failed '{"status":{"startTime":"2026-01-01T10:00:00Z","failed":1,"ready":0,"terminating":0,"conditions":[{"type":"FailureTarget","status":"True","reason":"BackoffLimitExceeded","message":"Job has reached the specified backoff limit","lastProbeTime":"2026-01-01T10:01:00Z","lastTransitionTime":"2026-01-01T10:01:00Z"},{"type":"Failed","status":"True","reason":"BackoffLimitExceeded","message":"Job has reached the specified backoff limit","lastProbeTime":"2026-01-01T10:01:00Z","lastTransitionTime":"2026-01-01T10:01:00Z"}]}}'
+create $B/jobs '{"metadata":{"name":"deleting","finalizers":["example.com/hold"]},"spec":{'"$JT"'}}'
+send DELETE $B/jobs/deleting ''
+create $B/cronjobs '{"metadata":{"name":"nightly"},"spec":{"schedule":"0 3 * * *","timeZone":"Europe/Paris","suspend":true,"jobTemplate":{"spec":{'"$JT"'}}}}'
+create $B/cronjobs '{"metadata":{"name":"hourly"},"spec":{"schedule":"@hourly","jobTemplate":{"spec":{'"$JT"'}}}}'
+status $B/cronjobs/nightly '{"status":{"lastScheduleTime":"2026-01-01T03:00:00Z","active":[{"kind":"Job","namespace":"tbl","name":"nightly-1"},{"kind":"Job","namespace":"tbl","name":"nightly-2"}]}}'
+
+# --- networking.k8s.io/v1
+N=/apis/networking.k8s.io/v1
+create $N/ingressclasses '{"metadata":{"name":"tbl-nginx","annotations":{"ingressclass.kubernetes.io/is-default-class":"true"}},"spec":{"controller":"k8s.io/ingress-nginx","parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"external-lb"}}}'
+create $N/ingressclasses '{"metadata":{"name":"tbl-core"},"spec":{"controller":"example.com/core","parameters":{"kind":"ConfigMap","name":"params","scope":"Namespace","namespace":"tbl"}}}'
+create $N/ingressclasses '{"metadata":{"name":"tbl-bare"},"spec":{"controller":"example.com/bare"}}'
+create $N/namespaces/tbl/ingresses '{"metadata":{"name":"web"},"spec":{"ingressClassName":"tbl-nginx","tls":[{"hosts":["a.example.com"]}],"rules":[{"host":"a.example.com"},{"host":"b.example.com"},{},{"host":"c.example.com"},{"host":"d.example.com"}]}}'
+create $N/namespaces/tbl/ingresses '{"metadata":{"name":"default"},"spec":{"defaultBackend":{"service":{"name":"web","port":{"number":80}}}}}'
+status $N/namespaces/tbl/ingresses/web '{"status":{"loadBalancer":{"ingress":[{"ip":"5.5.5.5"},{"hostname":"lb.example.com"},{"ip":"1.1.1.1"},{"ip":"5.5.5.5"}]}}}'
+create $N/namespaces/tbl/networkpolicies '{"metadata":{"name":"all"},"spec":{"podSelector":{}}}'
+create $N/namespaces/tbl/networkpolicies '{"metadata":{"name":"web"},"spec":{"podSelector":{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"In","values":["fe"]}]}}}'
+
+# --- the rest
+create /apis/coordination.k8s.io/v1/namespaces/tbl/leases '{"metadata":{"name":"held"},"spec":{"holderIdentity":"node-1_abc","leaseDurationSeconds":15}}'
+create /apis/coordination.k8s.io/v1/namespaces/tbl/leases '{"metadata":{"name":"free"},"spec":{}}'
+R=/apis/rbac.authorization.k8s.io/v1
+SUBJ='"subjects":[{"kind":"User","name":"alice","apiGroup":"rbac.authorization.k8s.io"},{"kind":"User","name":"bob","apiGroup":"rbac.authorization.k8s.io"},{"kind":"Group","name":"devs","apiGroup":"rbac.authorization.k8s.io"},{"kind":"ServiceAccount","name":"builder","namespace":"tbl"}]'
+create $R/namespaces/tbl/rolebindings '{"metadata":{"name":"edit"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"},'"$SUBJ"'}'
+create $R/namespaces/tbl/rolebindings '{"metadata":{"name":"nobody"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"}}'
+create $R/clusterrolebindings '{"metadata":{"name":"tbl-view"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},'"$SUBJ"'}'
+P=/apis/policy/v1/namespaces/tbl/poddisruptionbudgets
+create $P '{"metadata":{"name":"min"},"spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}}}'
+create $P '{"metadata":{"name":"max"},"spec":{"maxUnavailable":"25%","selector":{"matchLabels":{"app":"web"}}}}'
+status $P/min '{"status":{"disruptionsAllowed":1,"currentHealthy":3,"desiredHealthy":2,"expectedPods":3}}'
+create /apis/scheduling.k8s.io/v1/priorityclasses '{"metadata":{"name":"tbl-high"},"value":1000000,"preemptionPolicy":"Never","description":"high"}'
+create /apis/scheduling.k8s.io/v1/priorityclasses '{"metadata":{"name":"tbl-default"},"value":10,"globalDefault":true}'
+create /apis/node.k8s.io/v1/runtimeclasses '{"metadata":{"name":"tbl-gvisor"},"handler":"runsc"}'
+W=/apis/admissionregistration.k8s.io/v1
+HOOK='{"name":"NAME.example.com","clientConfig":{"url":"https://127.0.0.1:1/hook"},"rules":[{"apiGroups":["example.com"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["nothings"]}],"failurePolicy":"Ignore","sideEffects":"None","admissionReviewVersions":["v1"]}'
+create $W/validatingwebhookconfigurations '{"metadata":{"name":"tbl-two"},"webhooks":['"${HOOK//NAME/a},${HOOK//NAME/b}"']}'
+create $W/validatingwebhookconfigurations '{"metadata":{"name":"tbl-none"}}'
+create $W/mutatingwebhookconfigurations '{"metadata":{"name":"tbl-one"},"webhooks":['"${HOOK//NAME/m}"']}'
+
+sleep 2 # some ages in seconds, some not: the recordings are made a moment after the writes
+rec secrets $NS/secrets
+rec serviceaccounts $NS/serviceaccounts
+rec endpoints $NS/endpoints
+rec events $NS/events
+rec persistentvolumes /api/v1/persistentvolumes
+rec persistentvolumeclaims $NS/persistentvolumeclaims
+rec replicationcontrollers $NS/replicationcontrollers
+rec podtemplates $NS/podtemplates
+rec deployments $A/deployments
+rec replicasets $A/replicasets
+rec statefulsets $A/statefulsets
+rec daemonsets $A/daemonsets
+rec controllerrevisions $A/controllerrevisions
+rec jobs $B/jobs
+rec cronjobs $B/cronjobs
+rec ingresses $N/namespaces/tbl/ingresses
+rec ingressclasses $N/ingressclasses
+rec networkpolicies $N/namespaces/tbl/networkpolicies
+rec leases /apis/coordination.k8s.io/v1/namespaces/tbl/leases
+rec rolebindings $R/namespaces/tbl/rolebindings
+rec clusterrolebindings $R/clusterrolebindings
+rec poddisruptionbudgets $P
+rec priorityclasses /apis/scheduling.k8s.io/v1/priorityclasses
+rec runtimeclasses /apis/node.k8s.io/v1/runtimeclasses
+rec validatingwebhookconfigurations $W/validatingwebhookconfigurations
+rec mutatingwebhookconfigurations $W/mutatingwebhookconfigurations
