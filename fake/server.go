@@ -212,11 +212,7 @@ func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 		SingularName: t.singular, Kind: t.gvk.Kind, Namespaced: t.namespaced,
 		ShortNames: t.shortNames, Categories: t.categories, Verbs: t.verbs,
 	}
-	if t.gvr.Group == "" {
-		if core, ok := kubeapi.CoreResource(t.gvr.Resource); ok {
-			info.Printer = core.Printer
-		}
-	}
+	info.Printer, _ = kubeapi.PrinterFor(t.gvr.Group, t.gvr.Resource)
 	return info
 }
 
