@@ -20,6 +20,7 @@ var builtinPrinters = map[schema.GroupResource]func() *Printer{
 	{Resource: "persistentvolumeclaims"}: persistentVolumeClaimPrinter,
 	{Resource: "replicationcontrollers"}: replicationControllerPrinter,
 	{Resource: "podtemplates"}:           podTemplatePrinter,
+	{Resource: "resourcequotas"}:         resourceQuotaPrinter,
 
 	{Group: "apps", Resource: "deployments"}:         deploymentPrinter,
 	{Group: "apps", Resource: "replicasets"}:         replicaSetPrinter,
@@ -40,6 +41,9 @@ var builtinPrinters = map[schema.GroupResource]func() *Printer{
 	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                                   runtimeClassPrinter,
 	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}: webhookPrinter,
 	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:   webhookPrinter,
+	{Group: "discovery.k8s.io", Resource: "endpointslices"}:                              endpointSlicePrinter,
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                         horizontalPodAutoscalerPrinter,
+	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:               certificateSigningRequestPrinter,
 }
 
 // PrinterFor returns the Printer kube-apiserver 1.37.2 uses for a built-in resource (group ""

@@ -153,6 +153,29 @@ create $W/validatingwebhookconfigurations '{"metadata":{"name":"tbl-two"},"webho
 create $W/validatingwebhookconfigurations '{"metadata":{"name":"tbl-none"}}'
 create $W/mutatingwebhookconfigurations '{"metadata":{"name":"tbl-one"},"webhooks":['"${HOOK//NAME/m}"']}'
 
+create $NS/resourcequotas '{"metadata":{"name":"compute"},"spec":{"hard":{"requests.cpu":"2","requests.memory":"2Gi","limits.cpu":"4","limits.memory":"4096Mi","pods":"10","count/deployments.apps":"5"}}}'
+status $NS/resourcequotas/compute '{"status":{"hard":{"requests.cpu":"2","requests.memory":"2Gi","limits.cpu":"4","limits.memory":"4096Mi","pods":"10","count/deployments.apps":"5"},"used":{"requests.cpu":"500m","requests.memory":"1536Mi","limits.cpu":"1","pods":"3"}}}'
+create $NS/resourcequotas '{"metadata":{"name":"empty"},"spec":{}}'
+D=/apis/discovery.k8s.io/v1/namespaces/tbl/endpointslices
+create $D '{"metadata":{"name":"web-abc"},"addressType":"IPv4","ports":[{"name":"http","port":80,"protocol":"TCP"},{"name":"named","protocol":"TCP"},{"name":"https","port":443},{"port":8443}],"endpoints":[{"addresses":["10.0.0.1","10.0.0.2"]},{"addresses":["10.0.0.3"]},{"addresses":["10.0.0.4"]}]}'
+create $D '{"metadata":{"name":"empty"},"addressType":"IPv6","endpoints":[]}'
+create $D '{"metadata":{"name":"anyport"},"addressType":"FQDN","ports":[{}],"endpoints":[{"addresses":["a.example.com"]}]}'
+H=/apis/autoscaling/v2/namespaces/tbl/horizontalpodautoscalers
+create $H '{"metadata":{"name":"cpu"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"minReplicas":2,"maxReplicas":10,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}]}}'
+create $H '{"metadata":{"name":"many"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db"},"maxReplicas":5,"metrics":[{"type":"Resource","resource":{"name":"memory","target":{"type":"AverageValue","averageValue":"512Mi"}}},{"type":"Pods","pods":{"metric":{"name":"qps"},"target":{"type":"AverageValue","averageValue":"1k"}}},{"type":"Object","object":{"metric":{"name":"hits"},"describedObject":{"kind":"Service","name":"web"},"target":{"type":"Value","value":"10"}}},{"type":"External","external":{"metric":{"name":"queue"},"target":{"type":"AverageValue","averageValue":"30"}}}]}}'
+create $H '{"metadata":{"name":"none"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"zero"},"minReplicas":1,"maxReplicas":3,"metrics":[]}}'
+status $H/cpu '{"status":{"currentReplicas":3,"desiredReplicas":3,"currentMetrics":[{"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":45,"averageValue":"450m"}}}]}}'
+status $H/many '{"status":{"currentReplicas":2,"desiredReplicas":2,"currentMetrics":[{"type":"Resource","resource":{"name":"memory","current":{"averageValue":"300Mi"}}},{"type":"Pods","pods":{"metric":{"name":"qps"},"current":{"averageValue":"800"}}}]}}'
+openssl req -new -newkey rsa:2048 -nodes -keyout /dev/null -subj "/CN=tbl-user" -out "${TMPDIR:-/tmp}/tbl.csr" 2>/dev/null
+REQ=$(base64 -w0 "${TMPDIR:-/tmp}/tbl.csr")
+CSR=/apis/certificates.k8s.io/v1/certificatesigningrequests
+create $CSR '{"metadata":{"name":"tbl-pending"},"spec":{"request":"'"$REQ"'","signerName":"example.com/signer","usages":["client auth"],"expirationSeconds":86400}}'
+create $CSR '{"metadata":{"name":"tbl-approved"},"spec":{"request":"'"$REQ"'","signerName":"example.com/signer","usages":["client auth"]}}'
+create $CSR '{"metadata":{"name":"tbl-denied"},"spec":{"request":"'"$REQ"'","signerName":"example.com/signer","usages":["client auth"],"expirationSeconds":600}}'
+send PATCH $CSR/tbl-approved/approval '{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Test","message":"ok"}]}}' application/merge-patch+json
+openssl req -x509 -newkey rsa:2048 -nodes -keyout /dev/null -subj "/CN=tbl-user" -days 1 -out "${TMPDIR:-/tmp}/tbl.crt" 2>/dev/null
+send PATCH $CSR/tbl-approved/status '{"status":{"certificate":"'"$(base64 -w0 "${TMPDIR:-/tmp}/tbl.crt")"'"}}' application/merge-patch+json
+send PATCH $CSR/tbl-denied/approval '{"status":{"conditions":[{"type":"Denied","status":"True","reason":"Test","message":"no"},{"type":"Failed","status":"True","reason":"Test","message":"failed"}]}}' application/merge-patch+json
 sleep 2 # some ages in seconds, some not: the recordings are made a moment after the writes
 rec secrets $NS/secrets
 rec serviceaccounts $NS/serviceaccounts
@@ -180,3 +203,32 @@ rec priorityclasses /apis/scheduling.k8s.io/v1/priorityclasses
 rec runtimeclasses /apis/node.k8s.io/v1/runtimeclasses
 rec validatingwebhookconfigurations $W/validatingwebhookconfigurations
 rec mutatingwebhookconfigurations $W/mutatingwebhookconfigurations
+rec resourcequotas $NS/resourcequotas
+rec endpointslices $D
+rec horizontalpodautoscalers $H
+rec certificatesigningrequests $CSR
+
+# --- 406 and version priority, in the golden-answer format of record-fidelity.sh (status line,
+# Content-Type, blank line, body) under kubeapi/testdata/oracle/.
+ORC=${ORACLE_OUT:-$ROOT/kubeapi/testdata/oracle}
+rechttp() {
+  local name=$1 path=$2 accept=$3 hdr body
+  hdr=$(mktemp) body=$(mktemp)
+  curl -sk -A "$UA" -D "$hdr" -o "$body" -H "Authorization: Bearer $TOKEN" -H "Accept: $accept" "$KAS_URL$path"
+  { head -1 "$hdr" | tr -d '\r'; grep -i '^content-type:' "$hdr" | tr -d '\r'; echo; cat "$body"; } >"$ORC/$name.http"
+  rm -f "$hdr" "$body"
+  echo "$name: $(head -1 "$ORC/$name.http")"
+}
+rechttp notacceptable-list-xml $NS/secrets application/xml
+rechttp notacceptable-get-xml $NS/secrets/opaque application/xml
+rechttp notacceptable-watch-named-xml "$NS/secrets/opaque?watch=1" application/xml
+rechttp notacceptable-table-v2 $NS/secrets 'application/json;as=Table;g=meta.k8s.io;v=v2'
+rechttp notacceptable-api-xml /api application/xml
+rechttp notacceptable-apis-xml /apis application/xml
+rechttp notacceptable-group-xml /apis/apps application/xml
+rechttp notacceptable-groupversion-xml /apis/apps/v1 application/xml
+S='{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}'
+v() { echo '{"name":"'"$1"'","served":true,"storage":'"$2"',"schema":'"$S"'}'; }
+create /apis/apiextensions.k8s.io/v1/customresourcedefinitions '{"metadata":{"name":"widgets.prio.example.com"},"spec":{"group":"prio.example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},"versions":['"$(v v1alpha1 false),$(v v1beta1 true),$(v v2beta1 false),$(v v1 false),$(v v10 false),$(v v2 false)"']}}'
+sleep 3 # the CRD's discovery is served once it is established
+rechttp discovery-version-priority /apis/prio.example.com application/json
