@@ -139,6 +139,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		w.WriteHeader(http.StatusOK)
 		bw := bufio.NewWriterSize(w, bodyBuffer)
 		t := s.newTable(req)
+		t.forList(page.Items)
 		t.writeHead(bw, meta, true)
 		for _, item := range page.Items {
 			t.writeRow(bw, item)

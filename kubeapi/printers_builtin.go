@@ -44,6 +44,8 @@ var builtinPrinters = map[schema.GroupResource]func() *Printer{
 	{Group: "discovery.k8s.io", Resource: "endpointslices"}:                              endpointSlicePrinter,
 	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                         horizontalPodAutoscalerPrinter,
 	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:               certificateSigningRequestPrinter,
+	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}:               customResourceDefinitionPrinter,
+	{Group: "storage.k8s.io", Resource: "storageclasses"}:                                storageClassPrinter,
 }
 
 // PrinterFor returns the Printer kube-apiserver 1.37.2 uses for a built-in resource (group ""

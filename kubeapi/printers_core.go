@@ -29,13 +29,18 @@ func GenericPrinter() *Printer {
 		},
 		Row: func(obj []byte, _ time.Time) metav1.TableRow {
 			m := gjson.GetBytes(obj, "metadata")
-			created := "0001-01-01T00:00:00Z" // metav1.Time{} formatted, as the convertor does
-			if t, ok := timestamp(m.Get("creationTimestamp")); ok {
-				created = t.UTC().Format(time.RFC3339)
-			}
-			return metav1.TableRow{Cells: []any{m.Get("name").String(), created}}
+			return metav1.TableRow{Cells: []any{m.Get("name").String(), createdAt(m)}}
 		},
 	}
+}
+
+// createdAt is a creation time as the apiserver's table convertors print it: RFC 3339 in UTC,
+// metav1.Time{} formatted ("0001-01-01T00:00:00Z") when there is none.
+func createdAt(meta gjson.Result) string {
+	if t, ok := timestamp(meta.Get("creationTimestamp")); ok {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return "0001-01-01T00:00:00Z"
 }
 
 // ConfigMapPrinter prints configmaps as kubectl shows them: NAME, DATA, AGE.

@@ -11,6 +11,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
@@ -251,4 +252,109 @@ func certificateSigningRequestPrinter() *Printer {
 			}}
 		},
 	}
+}
+
+func customResourceDefinitionPrinter() *Printer {
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Scope", Type: "string", Description: "Cluster/Namespaced"},
+			{Name: "Versions", Type: "string", Description: "Served versions"},
+			{Name: "Created At", Type: "date", Description: objectMetaDoc["creationTimestamp"]},
+			{Name: "Group", Type: "string", Priority: 1, Description: "API group"},
+			{Name: "Kind", Type: "string", Priority: 1, Description: "CustomResource kind"},
+			{Name: "ShortNames", Type: "string", Priority: 1, Description: "Short names"},
+			{Name: "Established", Type: "boolean", Priority: 1, Description: "Established status"},
+		},
+		Row: func(obj []byte, _ time.Time) metav1.TableRow {
+			meta, spec, status := sections(obj)
+			var versions []string
+			for _, v := range spec.Get("versions").Array() {
+				if !v.Get("served").Bool() {
+					continue
+				}
+				label := v.Get("name").String()
+				if v.Get("storage").Bool() {
+					label += "(storage)"
+				}
+				versions = append(versions, label)
+			}
+			sort.Strings(versions)
+			var short []string
+			for _, s := range spec.Get("names.shortNames").Array() {
+				short = append(short, s.String())
+			}
+			established := false
+			for _, c := range status.Get("conditions").Array() {
+				if c.Get("type").String() == "Established" && c.Get("status").String() == "True" {
+					established = true
+				}
+			}
+			return metav1.TableRow{Cells: []any{
+				meta.Get("name").String(), spec.Get("scope").String(), strings.Join(versions, ","), createdAt(meta),
+				spec.Get("group").String(), spec.Get("names.kind").String(), strings.Join(short, ","), established,
+			}}
+		},
+	}
+}
+
+func storageClassPrinter() *Printer {
+	row := func(effectiveDefault string) func(obj []byte, now time.Time) metav1.TableRow {
+		return func(obj []byte, now time.Time) metav1.TableRow {
+			sc := gjson.ParseBytes(obj)
+			meta := sc.Get("metadata")
+			name := meta.Get("name").String()
+			if effectiveDefault != "" && name == effectiveDefault {
+				name += " (default)"
+			}
+			reclaim, binding := "Delete", "Immediate"
+			if v := sc.Get("reclaimPolicy"); present(v) {
+				reclaim = v.String()
+			}
+			if v := sc.Get("volumeBindingMode"); present(v) {
+				binding = v.String()
+			}
+			return metav1.TableRow{Cells: []any{
+				name, sc.Get("provisioner").String(), reclaim, binding, sc.Get("allowVolumeExpansion").Bool(),
+				age(meta.Get("creationTimestamp"), now),
+			}}
+		}
+	}
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Provisioner", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["provisioner"]},
+			{Name: "ReclaimPolicy", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["reclaimPolicy"]},
+			{Name: "VolumeBindingMode", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["volumeBindingMode"]},
+			{Name: "AllowVolumeExpansion", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["allowVolumeExpansion"]},
+			ageColumn,
+		},
+		// One class alone is never marked: the apiserver marks the default only in a list.
+		Row: row(""),
+		ListRow: func(items [][]byte) func(obj []byte, now time.Time) metav1.TableRow {
+			return row(effectiveDefaultClass(items))
+		},
+	}
+}
+
+// effectiveDefaultClass is the name of the class a list marks as default: of those annotated
+// default (storageclass.kubernetes.io/is-default-class or its beta form, "true"), the most recently
+// created, the first name on a tie; "" for none.
+func effectiveDefaultClass(items [][]byte) string {
+	var name string
+	var created time.Time
+	for _, it := range items {
+		meta := gjson.GetBytes(it, "metadata")
+		a := meta.Get("annotations")
+		if a.Get(`storageclass\.kubernetes\.io/is-default-class`).String() != "true" &&
+			a.Get(`storageclass\.beta\.kubernetes\.io/is-default-class`).String() != "true" {
+			continue
+		}
+		n := meta.Get("name").String()
+		t, _ := timestamp(meta.Get("creationTimestamp"))
+		if name == "" || t.After(created) || (t.Equal(created) && n < name) {
+			name, created = n, t
+		}
+	}
+	return name
 }

@@ -3,21 +3,27 @@ package kubeapi
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 // recordedTable is one Table kube-apiserver 1.37.2 answered, as reference/record-tables.sh stores
 // it: the request's path, the response's Date header and the Table, fetched with
 // includeObject=Object so that every row holds the object it prints.
 type recordedTable struct {
-	Path  string `json:"path"`
+	Path string `json:"path"`
+	// Name is the object of a get (the Table of Path/Name); "" for a list.
+	Name  string `json:"name"`
 	Date  string `json:"date"`
 	Table struct {
 		ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
@@ -64,7 +70,8 @@ func readRecordedTables(t *testing.T) map[string]recordedTable {
 // TestRecordedTables prints every object of every Table recorded from kube-apiserver 1.37.2
 // (testdata/tables, reference/observed-tables.md) at the recording's Date, the time the apiserver
 // measured ages against (it truncates to the second, as creation times and ages do), and compares
-// the column definitions and every cell and row condition.
+// the column definitions and every cell and row condition. A list is printed as the server prints
+// one, with the Printer's ListRow when it has one; a get with Row.
 func TestRecordedTables(t *testing.T) {
 	for name, rec := range readRecordedTables(t) {
 		t.Run(name, func(t *testing.T) {
@@ -85,8 +92,16 @@ func TestRecordedTables(t *testing.T) {
 			if len(rec.Table.Rows) == 0 {
 				t.Fatal("no rows recorded")
 			}
+			print := p.Row
+			if p.ListRow != nil && rec.Name == "" {
+				var items [][]byte
+				for _, row := range rec.Table.Rows {
+					items = append(items, row.Object)
+				}
+				print = p.ListRow(items)
+			}
 			for _, row := range rec.Table.Rows {
-				got := p.Row(row.Object, now)
+				got := print(row.Object, now)
 				if len(got.Cells) != len(p.Columns) {
 					t.Errorf("%d cells for %d columns", len(got.Cells), len(p.Columns))
 				}
@@ -144,5 +159,65 @@ func TestPrinterTableIsRecorded(t *testing.T) {
 		if _, ok := builtinPrinters[gr]; !ok {
 			t.Errorf("%s (%s) has no printer", gr, f)
 		}
+	}
+}
+
+// TestRecordedTablesServed asks this server for each recorded Table — the recorded objects in a
+// cache, the same path, kubectl's Accept — and compares the columns and every row's cells: the
+// printer table is wired to the resources, a list is printed as a list (a StorageClass list marks
+// its default, a get of that class does not).
+func TestRecordedTablesServed(t *testing.T) {
+	for name, rec := range readRecordedTables(t) {
+		t.Run(name, func(t *testing.T) {
+			gr := rec.groupResource()
+			p, _ := PrinterFor(gr.Group, gr.Resource)
+			namespaced := strings.Contains(rec.Path, "/namespaces/")
+			var objs [][]byte
+			kind, version := "", ""
+			for _, row := range rec.Table.Rows {
+				objs = append(objs, row.Object)
+				var tm metav1.TypeMeta
+				if err := json.Unmarshal(row.Object, &tm); err != nil {
+					t.Fatal(err)
+				}
+				gv, _ := schema.ParseGroupVersion(tm.APIVersion)
+				kind, version = tm.Kind, gv.Version
+			}
+			c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: gr.Resource, Group: gr.Group, Namespaced: namespaced}})
+			t.Cleanup(c.Stop)
+			if err := c.Replace(objs, 1000000); err != nil {
+				t.Fatal(err)
+			}
+			now, _ := http.ParseTime(rec.Date)
+			s := NewServer(Options{Now: func() time.Time { return now }})
+			if err := s.Register(ResourceInfo{Group: gr.Group, Version: version, Resource: gr.Resource, Kind: kind, Namespaced: namespaced, Printer: p}, c); err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(s)
+			t.Cleanup(srv.Close)
+			path := rec.Path
+			if rec.Name != "" {
+				path += "/" + rec.Name
+			}
+			r := do(t, "GET", srv.URL+path+"?includeObject=None", "Accept", kubectlAccept)
+			if r.code != http.StatusOK {
+				t.Fatalf("%d %s", r.code, r.body)
+			}
+			var got recordedTable
+			if err := json.Unmarshal(r.body, &got.Table); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Table.ColumnDefinitions, rec.Table.ColumnDefinitions) {
+				t.Errorf("columns differ:\n%s", r.body)
+			}
+			if len(got.Table.Rows) != len(rec.Table.Rows) {
+				t.Fatalf("%d rows, want %d", len(got.Table.Rows), len(rec.Table.Rows))
+			}
+			for i, row := range got.Table.Rows {
+				if g, w := cellsJSON(t, row.Cells), cellsJSON(t, rec.Table.Rows[i].Cells); g != w {
+					t.Errorf("row %d: %s\nwant    %s", i, g, w)
+				}
+			}
+		})
 	}
 }

@@ -38,15 +38,15 @@ create() { send POST "$1" "$2"; }
 # status PATH MERGE-PATCH: writes .status through the /status subresource.
 status() { send PATCH "$1/status" "$2" application/merge-patch+json; }
 
-# rec RESOURCE PATH: the Table of a list, with its Date header.
+# rec FILE PATH [NAME]: the Table of a list (of the object NAME in it: a get), with its Date header.
 rec() {
-  local res=$1 path=$2 hdr body date
+  local res=$1 path=$2 name=${3:-} hdr body date
   hdr=$(mktemp) body=$(mktemp)
   curl -sk -A "$UA" -D "$hdr" -o "$body" -H "Authorization: Bearer $TOKEN" -H "Accept: $TABLE" \
-    "$KAS_URL$path?includeObject=Object"
+    "$KAS_URL$path${name:+/$name}?includeObject=Object"
   date=$(grep -i '^date:' "$hdr" | sed 's/^[Dd]ate: //' | tr -d '\r')
-  jq -c --arg path "$path" --arg date "$date" \
-    '{path:$path,date:$date,table:(del(.rows[].object.metadata.managedFields))}' "$body" >"$OUT/$res.json"
+  jq -c --arg path "$path" --arg name "$name" --arg date "$date" \
+    '{path:$path}+(if $name=="" then {} else {name:$name} end)+{date:$date,table:(del(.rows[].object.metadata.managedFields))}' "$body" >"$OUT/$res.json"
   rm -f "$hdr" "$body"
   echo "$res: $(jq '.table.rows|length' "$OUT/$res.json") rows, $(wc -c <"$OUT/$res.json") bytes"
 }
@@ -176,6 +176,11 @@ send PATCH $CSR/tbl-approved/approval '{"status":{"conditions":[{"type":"Approve
 openssl req -x509 -newkey rsa:2048 -nodes -keyout /dev/null -subj "/CN=tbl-user" -days 1 -out "${TMPDIR:-/tmp}/tbl.crt" 2>/dev/null
 send PATCH $CSR/tbl-approved/status '{"status":{"certificate":"'"$(base64 -w0 "${TMPDIR:-/tmp}/tbl.crt")"'"}}' application/merge-patch+json
 send PATCH $CSR/tbl-denied/approval '{"status":{"conditions":[{"type":"Denied","status":"True","reason":"Test","message":"no"},{"type":"Failed","status":"True","reason":"Test","message":"failed"}]}}' application/merge-patch+json
+ST=/apis/storage.k8s.io/v1/storageclasses
+create $ST '{"metadata":{"name":"tbl-old","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},"provisioner":"example.com/old"}'
+sleep 1 # the newer default class is the effective one
+create $ST '{"metadata":{"name":"tbl-new","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}},"provisioner":"example.com/new"}'
+create $ST '{"metadata":{"name":"tbl-plain"},"provisioner":"example.com/plain","reclaimPolicy":"Retain","volumeBindingMode":"WaitForFirstConsumer","allowVolumeExpansion":true}'
 sleep 2 # some ages in seconds, some not: the recordings are made a moment after the writes
 rec secrets $NS/secrets
 rec serviceaccounts $NS/serviceaccounts
@@ -207,6 +212,8 @@ rec resourcequotas $NS/resourcequotas
 rec endpointslices $D
 rec horizontalpodautoscalers $H
 rec certificatesigningrequests $CSR
+rec storageclasses $ST
+rec storageclasses-get $ST tbl-new
 
 # --- 406 and version priority, in the golden-answer format of record-fidelity.sh (status line,
 # Content-Type, blank line, body) under kubeapi/testdata/oracle/.
@@ -230,5 +237,7 @@ rechttp notacceptable-groupversion-xml /apis/apps/v1 application/xml
 S='{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}'
 v() { echo '{"name":"'"$1"'","served":true,"storage":'"$2"',"schema":'"$S"'}'; }
 create /apis/apiextensions.k8s.io/v1/customresourcedefinitions '{"metadata":{"name":"widgets.prio.example.com"},"spec":{"group":"prio.example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},"versions":['"$(v v1alpha1 false),$(v v1beta1 true),$(v v2beta1 false),$(v v1 false),$(v v10 false),$(v v2 false)"']}}'
+create /apis/apiextensions.k8s.io/v1/customresourcedefinitions '{"metadata":{"name":"gadgets.tbl.example.com"},"spec":{"group":"tbl.example.com","scope":"Cluster","names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","shortNames":["gd","gdt"]},"versions":['"$(v v2 true)"',{"name":"v1","served":false,"storage":false,"schema":'"$S"'}]}}'
 sleep 3 # the CRD's discovery is served once it is established
 rechttp discovery-version-priority /apis/prio.example.com application/json
+rec customresourcedefinitions /apis/apiextensions.k8s.io/v1/customresourcedefinitions
