@@ -102,9 +102,6 @@ func TestRecordedTables(t *testing.T) {
 			}
 			for _, row := range rec.Table.Rows {
 				got := print(row.Object, now)
-				if len(got.Cells) != len(p.Columns) {
-					t.Errorf("%d cells for %d columns", len(got.Cells), len(p.Columns))
-				}
 				if g, w := cellsJSON(t, got.Cells), cellsJSON(t, row.Cells); g != w {
 					t.Errorf("cells %s\nwant  %s", g, w)
 				}

@@ -181,6 +181,26 @@ create $ST '{"metadata":{"name":"tbl-old","annotations":{"storageclass.kubernete
 sleep 1 # the newer default class is the effective one
 create $ST '{"metadata":{"name":"tbl-new","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}},"provisioner":"example.com/new"}'
 create $ST '{"metadata":{"name":"tbl-plain"},"provisioner":"example.com/plain","reclaimPolicy":"Retain","volumeBindingMode":"WaitForFirstConsumer","allowVolumeExpansion":true}'
+SG=/apis/storage.k8s.io/v1
+create $SG/csinodes '{"metadata":{"name":"tbl-node"},"spec":{"drivers":[{"name":"csi.example.com","nodeID":"n1"},{"name":"csi2.example.com","nodeID":"n1"}]}}'
+create $SG/csidrivers '{"metadata":{"name":"tbl.csi.example.com"},"spec":{"attachRequired":false,"podInfoOnMount":true,"storageCapacity":true,"requiresRepublish":true,"tokenRequests":[{"audience":"a"},{"audience":"b"}],"volumeLifecycleModes":["Persistent","Ephemeral"]}}'
+create $SG/csidrivers '{"metadata":{"name":"tbl-plain.csi.example.com"},"spec":{}}'
+create $SG/volumeattachments '{"metadata":{"name":"tbl-va"},"spec":{"attacher":"csi.example.com","source":{"persistentVolumeName":"tbl-pv-b"},"nodeName":"node-1"}}'
+create $SG/volumeattachments '{"metadata":{"name":"tbl-inline"},"spec":{"attacher":"csi.example.com","source":{"inlineVolumeSpec":{"csi":{"driver":"csi.example.com","volumeHandle":"h"},"accessModes":["ReadWriteOnce"]}},"nodeName":"node-2"}}'
+status $SG/volumeattachments/tbl-va '{"status":{"attached":true}}'
+create $SG/volumeattributesclasses '{"metadata":{"name":"tbl-gold"},"driverName":"csi.example.com","parameters":{"iops":"3000"}}'
+create /apis/resource.k8s.io/v1/deviceclasses '{"metadata":{"name":"tbl-gpu"},"spec":{}}'
+create /apis/networking.k8s.io/v1/servicecidrs '{"metadata":{"name":"tbl-dual"},"spec":{"cidrs":["10.100.0.0/24","fd00:100::/112"]}}'
+AR=/apis/admissionregistration.k8s.io/v1
+MC='"matchConstraints":{"resourceRules":[{"apiGroups":["example.com"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["nothings"]}]}'
+create $AR/validatingadmissionpolicies '{"metadata":{"name":"tbl-vap"},"spec":{"paramKind":{"apiVersion":"v1","kind":"ConfigMap"},'"$MC"',"validations":[{"expression":"true"},{"expression":"1 == 1"}]}}'
+create $AR/validatingadmissionpolicies '{"metadata":{"name":"tbl-vap-bare"},"spec":{'"$MC"',"validations":[{"expression":"true"}]}}'
+create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-ns"},"spec":{"policyName":"tbl-vap","validationActions":["Deny"],"paramRef":{"name":"p","namespace":"tbl","parameterNotFoundAction":"Deny"}}}'
+create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-any"},"spec":{"policyName":"tbl-vap","validationActions":["Deny"],"paramRef":{"name":"p","parameterNotFoundAction":"Allow"}}}'
+create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-sel"},"spec":{"policyName":"tbl-vap","validationActions":["Audit"],"paramRef":{"selector":{"matchLabels":{"a":"b"}},"parameterNotFoundAction":"Deny"}}}'
+create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-none"},"spec":{"policyName":"tbl-vap-bare","validationActions":["Warn"]}}'
+create $AR/mutatingadmissionpolicies '{"metadata":{"name":"tbl-map"},"spec":{"paramKind":{"apiVersion":"v1","kind":"Secret"},'"$MC"',"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{}"}}]}}'
+create $AR/mutatingadmissionpolicybindings '{"metadata":{"name":"tbl-mapb"},"spec":{"policyName":"tbl-map","paramRef":{"name":"s","namespace":"tbl","parameterNotFoundAction":"Allow"}}}'
 sleep 2 # some ages in seconds, some not: the recordings are made a moment after the writes
 rec secrets $NS/secrets
 rec serviceaccounts $NS/serviceaccounts
@@ -214,6 +234,18 @@ rec horizontalpodautoscalers $H
 rec certificatesigningrequests $CSR
 rec storageclasses $ST
 rec storageclasses-get $ST tbl-new
+rec csinodes $SG/csinodes
+rec csidrivers $SG/csidrivers
+rec volumeattachments $SG/volumeattachments
+rec volumeattributesclasses $SG/volumeattributesclasses
+rec deviceclasses /apis/resource.k8s.io/v1/deviceclasses
+rec servicecidrs /apis/networking.k8s.io/v1/servicecidrs
+rec ipaddresses /apis/networking.k8s.io/v1/ipaddresses
+rec prioritylevelconfigurations /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations
+rec validatingadmissionpolicies $AR/validatingadmissionpolicies
+rec validatingadmissionpolicybindings $AR/validatingadmissionpolicybindings
+rec mutatingadmissionpolicies $AR/mutatingadmissionpolicies
+rec mutatingadmissionpolicybindings $AR/mutatingadmissionpolicybindings
 
 # --- 406 and version priority, in the golden-answer format of record-fidelity.sh (status line,
 # Content-Type, blank line, body) under kubeapi/testdata/oracle/.
