@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -149,5 +150,52 @@ func TestVersionPriority(t *testing.T) {
 				t.Errorf("versions %v preferred %q, want %v preferred %q", listed, group.PreferredVersion.Version, tt.listed, tt.preferred)
 			}
 		})
+	}
+}
+
+// TestDeprecationWarning: every answer about a resource the apiserver deprecates carries its
+// Warning header (testdata/oracle/warnings.txt: v1 endpoints and componentstatuses), a 404 of one
+// object and a watch included; other resources carry none.
+func TestDeprecationWarning(t *testing.T) {
+	b, err := os.ReadFile("testdata/oracle/warnings.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]string{} // path → header value
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		path, header, _ := strings.Cut(line, " warning: ")
+		recorded[path] = header
+	}
+	s := NewServer(Options{})
+	for _, r := range []string{"endpoints", "configmaps"} {
+		info, _ := CoreResource(r)
+		c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: r, Namespaced: true}})
+		t.Cleanup(c.Stop)
+		if err := c.Replace([][]byte{[]byte(`{"kind":"X","apiVersion":"v1","metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}`)}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Register(info, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := httptest.NewServer(s)
+	t.Cleanup(h.Close)
+	tests := []struct {
+		path, want string
+	}{
+		{"/api/v1/endpoints", recorded["/api/v1/endpoints"]},
+		{"/api/v1/namespaces/n/endpoints/a", recorded["/api/v1/endpoints"]},
+		{"/api/v1/namespaces/n/endpoints/nope", recorded["/api/v1/endpoints"]},
+		{"/api/v1/endpoints?watch=1&timeoutSeconds=1", recorded["/api/v1/endpoints"]},
+		{"/api/v1/configmaps", ""},
+	}
+	if tests[0].want == "" {
+		t.Fatal("no recorded warning for endpoints")
+	}
+	for _, tt := range tests {
+		r := do(t, "GET", h.URL+tt.path)
+		if got := strings.Join(r.header.Values("Warning"), "|"); got != tt.want {
+			t.Errorf("%s: Warning %q, want %q", tt.path, got, tt.want)
+		}
 	}
 }

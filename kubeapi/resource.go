@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -35,6 +37,17 @@ type ResourceInfo struct {
 	// Printer renders the resource as a Table for kubectl get; nil means GenericPrinter (Name,
 	// Created At: the apiserver's default table convertor).
 	Printer *Printer
+	// Warning is the deprecation warning sent with every answer about the resource, as the
+	// apiserver's `Warning: 299 - "<text>"` header; "" means the built-in one of the group,
+	// version and resource (v1 endpoints and componentstatuses have one), if any.
+	Warning string
+}
+
+// builtinWarnings are the deprecation warnings kube-apiserver 1.37.2 sends for the listable
+// built-in resources (testdata/oracle/warnings.txt).
+var builtinWarnings = map[schema.GroupVersionResource]string{
+	{Version: "v1", Resource: "endpoints"}:         "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+	{Version: "v1", Resource: "componentstatuses"}: "v1 ComponentStatus is deprecated in v1.19+",
 }
 
 // GroupVersion returns the apiVersion of the resource's objects: "v1" for the core group,
@@ -75,6 +88,9 @@ func (i ResourceInfo) withDefaults() (ResourceInfo, error) {
 	}
 	if i.Printer == nil {
 		i.Printer = GenericPrinter()
+	}
+	if i.Warning == "" {
+		i.Warning = builtinWarnings[schema.GroupVersionResource{Group: i.Group, Version: i.Version, Resource: i.Resource}]
 	}
 	i.ShortNames = append([]string(nil), i.ShortNames...)
 	i.Categories = append([]string(nil), i.Categories...)

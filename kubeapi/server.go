@@ -309,6 +309,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 		writeStatus(w, notFound())
 		return
 	}
+	if res.info.Warning != "" { // on every answer, errors included, as the apiserver sends it
+		w.Header().Add("Warning", `299 - "`+res.info.Warning+`"`)
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeStatus(w, methodNotSupported(res.gr, r.Method, name == ""))

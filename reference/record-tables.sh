@@ -273,3 +273,12 @@ create /apis/apiextensions.k8s.io/v1/customresourcedefinitions '{"metadata":{"na
 sleep 3 # the CRD's discovery is served once it is established
 rechttp discovery-version-priority /apis/prio.example.com application/json
 rec customresourcedefinitions /apis/apiextensions.k8s.io/v1/customresourcedefinitions
+
+# --- deprecation warnings: the Warning header of every listable resource that has one.
+for gv in api/v1 $(curl -sk -H "Authorization: Bearer $TOKEN" "$KAS_URL/apis" | jq -r '.groups[].versions[].groupVersion' | sed 's#^#apis/#'); do
+  for r in $(curl -sk -H "Authorization: Bearer $TOKEN" "$KAS_URL/$gv" | jq -r '.resources[]|select(.name|contains("/")|not)|select(.verbs|index("list"))|.name'); do
+    w=$(curl -sk -o /dev/null -D - -H "Authorization: Bearer $TOKEN" "$KAS_URL/$gv/$r?limit=1" | grep -i '^warning:' | tr -d '\r' || true)
+    if [ -n "$w" ]; then echo "/$gv/$r $w"; fi
+  done
+done >"$ORC/warnings.txt"
+echo "warnings: $(wc -l <"$ORC/warnings.txt") resources"
