@@ -280,11 +280,7 @@ func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 		info.Subresources = append(info.Subresources, metav1.APIResource{Name: t.gvr.Resource + "/scale", Namespaced: t.namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: verbs})
 	}
 	sort.Slice(info.Subresources, func(i, j int) bool { return info.Subresources[i].Name < info.Subresources[j].Name })
-	if t.gvr.Group == "" {
-		if core, ok := kubeapi.CoreResource(t.gvr.Resource); ok {
-			info.Printer = core.Printer
-		}
-	}
+	info.Printer, _ = kubeapi.PrinterFor(t.gvr.Group, t.gvr.Resource)
 	return info
 }
 

@@ -188,9 +188,7 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 			Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames, Categories: r.Categories,
 		}
-		if core, ok := kubeapi.CoreResource(r.Resource); ok && r.Group == "" {
-			out[i].Printer = core.Printer // Tables of pods, nodes, namespaces as kubectl shows them
-		}
+		out[i].Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
 	}
 	return out
 }

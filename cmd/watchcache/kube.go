@@ -108,9 +108,7 @@ func listable(lists []*metav1.APIResourceList) []kubeapi.ResourceInfo {
 				Group: gv.Group, Version: gv.Version, Resource: r.Name, SingularName: r.SingularName, Kind: r.Kind,
 				Namespaced: r.Namespaced, ShortNames: r.ShortNames, Categories: r.Categories,
 			}
-			if core, ok := kubeapi.CoreResource(r.Name); ok && gv.Group == "" {
-				info.Printer = core.Printer
-			}
+			info.Printer, _ = kubeapi.PrinterFor(gv.Group, r.Name)
 			out = append(out, info)
 		}
 	}
