@@ -15,6 +15,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/watchcache/watchcache/encryption"
 	"github.com/watchcache/watchcache/kubeapi"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
 	"github.com/watchcache/watchcache/watchcache"
@@ -61,6 +62,7 @@ type etcdFlags struct {
 	caFile, certFile, keyFile string
 	resources                 string // --resources: comma-separated; "" means all
 	kubeconfig                string // --kubeconfig: a live cluster instead of etcd
+	encryptionConfig          string // --encryption-provider-config: values encrypted at rest
 }
 
 // etcdOnlyFlags are the flags that only --etcd-endpoints reads.
@@ -147,9 +149,19 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	log = log.With("source", "etcd")
+	opts := etcdsource.Options{PathPrefix: pathPrefix, Logger: log}
+	if ef.encryptionConfig != "" {
+		// The transformers live as long as the process: KMS plugins' connections end with it.
+		tr, err := encryption.Load(context.Background(), ef.encryptionConfig, pathPrefix)
+		if err != nil {
+			cli.Close()
+			return nil, fmt.Errorf("--encryption-provider-config: %w", err)
+		}
+		opts.Transform = tr.Transform
+	}
 	return &etcdFeed{
 		cli:       cli,
-		src:       etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
+		src:       etcdsource.New(cli, opts),
 		prefix:    pathPrefix,
 		resources: resources,
 		log:       log,
@@ -386,6 +398,9 @@ func (f *etcdFeed) Close() error {
 }
 
 func (f *etcdFeed) pathPrefix() string { return f.prefix }
+
+// stats are the source's counters, for the metrics.
+func (f *etcdFeed) stats() (string, any) { return "etcd", f.src.Stats() }
 
 // sortedKeys returns the keys of m in order, for stable log lines.
 func sortedKeys(m map[string]bool) []string {
