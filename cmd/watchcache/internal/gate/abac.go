@@ -84,14 +84,16 @@ func ParsePolicy(data []byte) (Policy, error) {
 	return p, nil
 }
 
-// Authorize allows a request a rule matches; otherwise it has no opinion.
+// Authorize allows a request a rule matches; otherwise it has no opinion, with no reason: the 403
+// then reads as a cluster's RBAC denial (reference/observed-authn.md), not as the apiserver's ABAC
+// mode's, which appends ": No policy matched.".
 func (p Policy) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 	for _, r := range p {
 		if r.matches(a) {
 			return authorizer.DecisionAllow, "", nil
 		}
 	}
-	return authorizer.DecisionNoOpinion, "No policy matched.", nil
+	return authorizer.DecisionNoOpinion, "", nil
 }
 
 func (r PolicySpec) matches(a authorizer.Attributes) bool {
