@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	"github.com/watchcache/watchcache/cmd/watchcache/internal/gate"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/promcollector"
@@ -43,7 +45,6 @@ type safetyFlags struct {
 
 	maxInFlight, maxMutatingInFlight, maxWatches int
 	minRequestTimeout, writeTimeout              time.Duration
-	requestTimeout                               time.Duration // --request-timeout, read by serve
 	shutdownTimeout                              time.Duration
 	encryptionConfig                             string
 }
@@ -82,6 +83,8 @@ var testWrap func(http.Handler) http.Handler
 // newFront checks the flags: plain HTTP only on loopback, and off loopback TLS and an
 // authenticator.
 func newFront(listen string, f safetyFlags, log *slog.Logger) (*front, error) {
+	// k8s.io/apiserver's authenticators and client-go log through klog: into serve's log.
+	klog.SetSlogLogger(log)
 	g, err := gate.New(f.gate)
 	if err != nil {
 		return nil, err
@@ -155,7 +158,6 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		watches:           semaphore(f.flags.maxWatches),
 		minRequestTimeout: f.flags.minRequestTimeout,
 		writeTimeout:      f.flags.writeTimeout,
-		requestTimeout:    f.flags.requestTimeout,
 		drain:             drain,
 	}
 	metricsHandler := m.Handler()

@@ -29,9 +29,10 @@ type limits struct {
 	// ends after a random time between one and two times it, so that clients spread their
 	// re-watches.
 	minRequestTimeout time.Duration
-	// writeTimeout bounds each write of a response; a non-watch response must be written whole
-	// within requestTimeout plus it.
-	writeTimeout, requestTimeout time.Duration
+	// writeTimeout bounds the writing of a whole non-watch response (serve's default: the request
+	// timeout plus a second, so a list that took its whole timeout still has a second to be read)
+	// and of each write of a watch.
+	writeTimeout time.Duration
 	// drain ends every watch when it is done (graceful shutdown); nil: never.
 	drain context.Context
 }
@@ -110,9 +111,9 @@ func (l *limits) Wrap(next http.Handler) http.Handler {
 			defer release(sem)
 		}
 		// A client that stops reading must not hold a response (and the snapshot it reads) for
-		// ever: the whole response is due within the request timeout plus the write timeout.
-		if l.requestTimeout > 0 {
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(l.requestTimeout + l.writeTimeout))
+		// ever: the connection is closed when the deadline passes.
+		if l.writeTimeout > 0 {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(l.writeTimeout))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -59,7 +59,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sec.requestTimeout = *requestTimeout
 	if !sf.set["write-timeout"] {
 		sec.writeTimeout = *requestTimeout + time.Second
 	}
