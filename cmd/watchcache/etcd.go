@@ -15,6 +15,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/watchcache/watchcache/encryption"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/selection"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
@@ -64,6 +65,7 @@ type etcdFlags struct {
 	caFile, certFile, keyFile string
 	resources                 string // --resources: comma-separated; "" means all
 	kubeconfig                string // --kubeconfig: a live cluster instead of etcd
+	encryptionConfig          string // --encryption-provider-config: values encrypted at rest
 }
 
 // etcdOnlyFlags are the flags that only --etcd-endpoints reads.
@@ -146,10 +148,20 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	log = log.With("source", "etcd")
+	opts := etcdsource.Options{PathPrefix: pathPrefix, Logger: log}
+	if ef.encryptionConfig != "" {
+		// The transformers live as long as the process: KMS plugins' connections end with it.
+		tr, err := encryption.Load(context.Background(), ef.encryptionConfig, pathPrefix)
+		if err != nil {
+			cli.Close()
+			return nil, fmt.Errorf("--encryption-provider-config: %w", err)
+		}
+		opts.Transform = tr.Transform
+	}
 	// The custom resources are those of the CRDs etcd holds now; a CRD created later is served
 	// after a restart.
 	ctx, cancel := context.WithTimeout(context.Background(), etcdCheckTimeout)
-	crs, err := customResources(ctx, cli, pathPrefix, log)
+	crs, err := customResources(ctx, cli, pathPrefix, opts.Transform, log)
 	cancel()
 	if err != nil {
 		cli.Close()
@@ -173,7 +185,7 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 	}
 	return &etcdFeed{
 		cli:       cli,
-		src:       etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
+		src:       etcdsource.New(cli, opts),
 		prefix:    pathPrefix,
 		resources: resources,
 		schemas:   schemas,
@@ -412,6 +424,9 @@ func (f *etcdFeed) Close() error {
 }
 
 func (f *etcdFeed) pathPrefix() string { return f.prefix }
+
+// stats are the source's counters, for the metrics.
+func (f *etcdFeed) stats() (string, any) { return "etcd", f.src.Stats() }
 
 // sortedKeys returns the keys of m in order, for stable log lines.
 func sortedKeys(m map[string]bool) []string {

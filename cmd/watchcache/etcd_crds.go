@@ -69,7 +69,9 @@ type selectableField struct {
 // customResources reads the CRDs under prefix and returns the custom resources of those that are
 // Established, each at its storage version (the version its objects are stored in; serve serves
 // that one). A CRD that cannot be read, or is not Established, is logged and left out.
-func customResources(ctx context.Context, cli *clientv3.Client, prefix string, log *slog.Logger) ([]customResource, error) {
+//
+// transform, when set, is the source's Options.Transform: CRDs encrypted at rest are read through it.
+func customResources(ctx context.Context, cli *clientv3.Client, prefix string, transform func(context.Context, string, []byte) ([]byte, error), log *slog.Logger) ([]customResource, error) {
 	key := path.Join(prefix, crdPrefix) + "/"
 	resp, err := cli.Get(ctx, key, clientv3.WithPrefix())
 	if err != nil {
@@ -77,7 +79,16 @@ func customResources(ctx context.Context, cli *clientv3.Client, prefix string, l
 	}
 	var out []customResource
 	for _, kv := range resp.Kvs {
-		cr, err := parseCRD(kv.Value)
+		value := kv.Value
+		if transform != nil {
+			v, err := transform(ctx, string(kv.Key), value)
+			if err != nil {
+				log.Warn("custom resource not served", "crd", strings.TrimPrefix(string(kv.Key), key), "err", err)
+				continue
+			}
+			value = v
+		}
+		cr, err := parseCRD(value)
 		if err != nil {
 			log.Warn("custom resource not served", "crd", strings.TrimPrefix(string(kv.Key), key), "err", err)
 			continue
