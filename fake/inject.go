@@ -29,9 +29,9 @@ const (
 	Conflict
 	// Expired is the 410 of the apiserver's etcd path after a compaction: for a list with a continue
 	// token the "continue parameter is too old" Status with a token that continues at the latest
-	// state (rv -1); for another list or a get "The resourceVersion for the provided list is too
-	// old."; a watch gets a 200 whose one event is the ERROR "The resourceVersion for the provided
-	// watch is too old.".
+	// state (rv -1); a watch gets a 200 whose one event is the ERROR "The resourceVersion for the
+	// provided watch is too old."; any other request "The resourceVersion for the provided list is
+	// too old.".
 	Expired
 	// TooManyRequests is the 429 of the apiserver's in-flight and priority-and-fairness filters: the
 	// text "Too many requests, please try again later." and Retry-After (Rule.RetryAfter).
@@ -105,7 +105,8 @@ type Rule struct {
 	Events int
 }
 
-// Injection is an injected Rule. Remove is safe to call more than once and from any goroutine.
+// Injection is an injected Rule. Its methods are safe for concurrent use; Remove may be called more
+// than once.
 type Injection struct {
 	s    *Server
 	rule Rule
@@ -131,7 +132,7 @@ func (in *Injection) Faults() int {
 }
 
 // Inject adds a rule. Rules act from the next request on; a request already being served is not
-// affected.
+// affected. Safe for concurrent use with requests and with other calls of Inject and Remove.
 func (s *Server) Inject(r Rule) *Injection {
 	in := &Injection{s: s, rule: r}
 	in.rule.Verbs = slices.Clone(r.Verbs)
