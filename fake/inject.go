@@ -65,8 +65,8 @@ func (f Fault) String() string {
 
 // Rule says which requests get a fault. A request matches when every non-empty field matches it;
 // the zero Rule matches every request to a resource (discovery, /version and the like are never
-// matched). Rules are checked in the order they were injected and the first that takes a request
-// acts on it.
+// matched). Of the rules that match a request, the first injected that is due acts on it (see
+// After); each rule counts its matches whichever acts.
 type Rule struct {
 	// Verbs are the apiserver's verbs: get, list, watch, create, update, patch, delete,
 	// deletecollection. Empty matches all.
@@ -163,21 +163,21 @@ func (in *Injection) matches(a *Request) bool {
 	return false
 }
 
-// pick returns the rule that acts on a request, or nil, and counts the request against the rules
-// it matches on the way (After counts matches, Times counts faults).
+// pick returns the rule that acts on a request, or nil. Every rule counts the requests it matches
+// (After counts matches, also those an earlier rule acted on, so that rules are independent;
+// Times counts the rule's faults); the first rule, in injection order, that is past its After, not
+// out of Times and wins its draw acts.
 func (s *Server) pick(a *Request) *Rule {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
+	var chosen *Rule
 	for _, in := range s.rules {
 		r := &in.rule
-		if !in.matches(a) || (r.Times > 0 && in.applied >= r.Times) {
-			continue
-		}
-		if (r.Fault == CutWatch || r.Fault == ExpireWatch) && a.Verb != "watch" {
-			continue // a fault of streams only: other requests are not counted
+		if !in.matches(a) || ((r.Fault == CutWatch || r.Fault == ExpireWatch) && a.Verb != "watch") {
+			continue // a fault of streams counts no other request
 		}
 		in.matched++
-		if in.matched <= r.After {
+		if chosen != nil || in.matched <= r.After || (r.Times > 0 && in.applied >= r.Times) {
 			continue
 		}
 		if r.Probability > 0 && r.Probability < 1 && s.faultRand.Float64() >= r.Probability {
@@ -185,9 +185,9 @@ func (s *Server) pick(a *Request) *Rule {
 		}
 		in.applied++
 		rule := *r
-		return &rule
+		chosen = &rule
 	}
-	return nil
+	return chosen
 }
 
 // newFaultRand is the fault source of a server: its own stream, so that faults drawn do not shift
