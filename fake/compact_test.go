@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/watchcache/watchcache/fake"
 )
@@ -123,5 +124,62 @@ func TestInformerSurvivesFaults(t *testing.T) {
 					after[0].Verb, after[0].ResourceVersion, wantFresh)
 			}
 		})
+	}
+}
+
+// TestInformerSurvivesCompaction: an informer whose watch is cut and which resumes after a
+// compaction gets the 410 and re-lists, as it does against an apiserver reading etcd.
+func TestInformerSurvivesCompaction(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{})
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	create := func(name string) {
+		if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first watch is cut after one event; the one that resumes it waits 500 ms, time for the
+	// test to write twice and compact.
+	cut := srv.Inject(fake.Rule{Verbs: []string{"watch"}, Fault: fake.CutWatch, Events: 1, Times: 1})
+	srv.Inject(fake.Rule{Verbs: []string{"watch"}, After: 1, Times: 1, Delay: 500 * time.Millisecond})
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("default"))
+	inf := f.Core().V1().ConfigMaps().Informer()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); inf.Run(stop) }()
+	defer func() { close(stop); wg.Wait() }()
+	// After the sync, so that "first" is a live event, not an initial one: the watch is cut
+	// after its initial events and resumed from the resourceVersion of "first".
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+	create("first")
+	if err := srv.WaitFor(ctx, func([]fake.Request) bool { return cut.Faults() == 1 && len(inf.GetStore().ListKeys()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	create("second")
+	create("third")
+	srv.Compact()
+	if err := srv.WaitFor(ctx, func([]fake.Request) bool { return len(inf.GetStore().ListKeys()) == 3 }); err != nil {
+		t.Fatalf("informer has %v: %v", inf.GetStore().ListKeys(), err)
+	}
+	// The resumed watch (from the first event's resourceVersion) is answered 200 with the 410
+	// ERROR, and the informer starts again from a fresh list or watch-list.
+	var resumed, fresh bool
+	for _, r := range srv.Requests() {
+		if r.Verb != "watch" && r.Verb != "list" {
+			continue
+		}
+		switch {
+		case r.Fault == fake.NoFault && r.Verb == "watch" && r.ResourceVersion != "" && r.ResourceVersion != "0" && !resumed:
+			resumed = true
+		case resumed && (r.ResourceVersion == "" || r.ResourceVersion == "0"):
+			fresh = true
+		}
+	}
+	if !resumed || !fresh {
+		t.Errorf("resumed %v, then a fresh start %v: %v", resumed, fresh, srv.Requests())
 	}
 }

@@ -29,9 +29,9 @@ const (
 	Conflict
 	// Expired is the 410 of the apiserver's etcd path after a compaction: for a list with a continue
 	// token the "continue parameter is too old" Status with a token that continues at the latest
-	// state (rv -1); for another list or a get "The resourceVersion for the provided list is too
-	// old."; a watch gets a 200 whose one event is the ERROR "The resourceVersion for the provided
-	// watch is too old.".
+	// state (rv -1); a watch gets a 200 whose one event is the ERROR "The resourceVersion for the
+	// provided watch is too old."; any other request "The resourceVersion for the provided list is
+	// too old.".
 	Expired
 	// TooManyRequests is the 429 of the apiserver's in-flight and priority-and-fairness filters: the
 	// text "Too many requests, please try again later." and Retry-After (Rule.RetryAfter).
@@ -65,8 +65,8 @@ func (f Fault) String() string {
 
 // Rule says which requests get a fault. A request matches when every non-empty field matches it;
 // the zero Rule matches every request to a resource (discovery, /version and the like are never
-// matched). Rules are checked in the order they were injected and the first that takes a request
-// acts on it.
+// matched). Of the rules that match a request, the first injected that is due acts on it (see
+// After); each rule counts its matches whichever acts.
 type Rule struct {
 	// Verbs are the apiserver's verbs: get, list, watch, create, update, patch, delete,
 	// deletecollection. Empty matches all.
@@ -105,7 +105,8 @@ type Rule struct {
 	Events int
 }
 
-// Injection is an injected Rule. Remove is safe to call more than once and from any goroutine.
+// Injection is an injected Rule. Its methods are safe for concurrent use; Remove may be called more
+// than once.
 type Injection struct {
 	s    *Server
 	rule Rule
@@ -131,7 +132,7 @@ func (in *Injection) Faults() int {
 }
 
 // Inject adds a rule. Rules act from the next request on; a request already being served is not
-// affected.
+// affected. Safe for concurrent use with requests and with other calls of Inject and Remove.
 func (s *Server) Inject(r Rule) *Injection {
 	in := &Injection{s: s, rule: r}
 	in.rule.Verbs = slices.Clone(r.Verbs)
@@ -162,21 +163,21 @@ func (in *Injection) matches(a *Request) bool {
 	return false
 }
 
-// pick returns the rule that acts on a request, or nil, and counts the request against the rules
-// it matches on the way (After counts matches, Times counts faults).
+// pick returns the rule that acts on a request, or nil. Every rule counts the requests it matches
+// (After counts matches, also those an earlier rule acted on, so that rules are independent;
+// Times counts the rule's faults); the first rule, in injection order, that is past its After, not
+// out of Times and wins its draw acts.
 func (s *Server) pick(a *Request) *Rule {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
+	var chosen *Rule
 	for _, in := range s.rules {
 		r := &in.rule
-		if !in.matches(a) || (r.Times > 0 && in.applied >= r.Times) {
-			continue
-		}
-		if (r.Fault == CutWatch || r.Fault == ExpireWatch) && a.Verb != "watch" {
-			continue // a fault of streams only: other requests are not counted
+		if !in.matches(a) || ((r.Fault == CutWatch || r.Fault == ExpireWatch) && a.Verb != "watch") {
+			continue // a fault of streams counts no other request
 		}
 		in.matched++
-		if in.matched <= r.After {
+		if chosen != nil || in.matched <= r.After || (r.Times > 0 && in.applied >= r.Times) {
 			continue
 		}
 		if r.Probability > 0 && r.Probability < 1 && s.faultRand.Float64() >= r.Probability {
@@ -184,9 +185,9 @@ func (s *Server) pick(a *Request) *Rule {
 		}
 		in.applied++
 		rule := *r
-		return &rule
+		chosen = &rule
 	}
-	return nil
+	return chosen
 }
 
 // newFaultRand is the fault source of a server: its own stream, so that faults drawn do not shift

@@ -342,10 +342,13 @@ func TestRuleMatching(t *testing.T) {
 // TestAfterTimesProbability: After lets the first matches through, Times bounds the faults, and
 // a probability draws from the seeded source: the same seed gives the same faults.
 func TestAfterTimesProbability(t *testing.T) {
-	run := func(seed int64, rule fake.Rule) string {
+	run := func(seed int64, rule fake.Rule, more ...fake.Rule) string {
 		srv := fake.NewTest(t, fake.Options{Seed: seed, Objects: configMaps("default", 1)})
 		rule.Fault = fake.Conflict
 		srv.Inject(rule)
+		for _, r := range more {
+			srv.Inject(r)
+		}
 		for range 12 {
 			send(t, srv, "GET", "/api/v1/namespaces/default/configmaps/cm-1", "")
 		}
@@ -354,16 +357,21 @@ func TestAfterTimesProbability(t *testing.T) {
 	cases := []struct {
 		name string
 		rule fake.Rule
+		more []fake.Rule // injected after rule
 		want string
 	}{
-		{"after", fake.Rule{After: 10}, "200 200 200 200 200 200 200 200 200 200 409 409"},
-		{"times", fake.Rule{Times: 3}, "409 409 409 200 200 200 200 200 200 200 200 200"},
-		{"after and times", fake.Rule{After: 2, Times: 2}, "200 200 409 409 200 200 200 200 200 200 200 200"},
-		{"probability 1", fake.Rule{Probability: 1}, "409 409 409 409 409 409 409 409 409 409 409 409"},
+		{"after", fake.Rule{After: 10}, nil, "200 200 200 200 200 200 200 200 200 200 409 409"},
+		{"times", fake.Rule{Times: 3}, nil, "409 409 409 200 200 200 200 200 200 200 200 200"},
+		{"after and times", fake.Rule{After: 2, Times: 2}, nil, "200 200 409 409 200 200 200 200 200 200 200 200"},
+		// The first rule due acts; the second counts the requests the first took toward its After.
+		// The second is due from the second request on, but the first acts while it lasts.
+		{"two rules", fake.Rule{Times: 2}, []fake.Rule{{Fault: fake.InternalError, After: 1, Times: 2}},
+			"409 409 500 500 200 200 200 200 200 200 200 200"},
+		{"probability 1", fake.Rule{Probability: 1}, nil, "409 409 409 409 409 409 409 409 409 409 409 409"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := run(1, c.rule); got != c.want {
+			if got := run(1, c.rule, c.more...); got != c.want {
 				t.Errorf("codes\n%s, want\n%s", got, c.want)
 			}
 		})

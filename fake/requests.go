@@ -46,7 +46,10 @@ type requestLog struct {
 	mu      sync.Mutex
 	max     int
 	entries []Request // the last max are the log; trimmed when twice that
+	// changed is closed at the next change when a WaitFor took it (watched), and then replaced:
+	// requests nobody waits for cost no channel.
 	changed chan struct{}
+	watched bool
 }
 
 func newRequestLog(max int) *requestLog {
@@ -59,8 +62,10 @@ func newRequestLog(max int) *requestLog {
 func (l *requestLog) add(r Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	close(l.changed) // WaitFor checks again, also when nothing is kept
-	l.changed = make(chan struct{})
+	if l.watched { // WaitFor checks again, also when nothing is kept
+		close(l.changed)
+		l.changed, l.watched = make(chan struct{}), false
+	}
 	if l.max < 0 {
 		return
 	}
@@ -74,6 +79,7 @@ func (l *requestLog) add(r Request) {
 func (l *requestLog) snapshot() ([]Request, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.watched = true
 	e := l.entries
 	if l.max >= 0 && len(e) > l.max {
 		e = e[len(e)-l.max:]
