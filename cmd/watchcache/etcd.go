@@ -51,9 +51,14 @@ type etcdFeed struct {
 	resources []etcdsource.Resource        // served, in discovery order
 	schemas   map[string]*selection.Schema // of the custom resources, by cacheKey
 	log       *slog.Logger
+	transform func(context.Context, string, []byte) ([]byte, error) // the source's, for CRDs
+	crdRev    int64                                                 // etcd's revision when the CRDs were read
+	narrowed  bool                                                  // --resources was given: no CRD is followed
+	dynamic   map[string]*followed                                  // custom resources added while serving, by cacheKey; under mu
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // stops the source started by Load
+	runCtx context.Context    // the source's context, which Close ends
 	done   chan error         // the source's result; nil before Load
 	wg     sync.WaitGroup     // the source's goroutines
 	closed bool
@@ -158,10 +163,9 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		}
 		opts.Transform = tr.Transform
 	}
-	// The custom resources are those of the CRDs etcd holds now; a CRD created later is served
-	// after a restart.
+	// The custom resources of the CRDs etcd holds now; follow serves those of CRDs created later.
 	ctx, cancel := context.WithTimeout(context.Background(), etcdCheckTimeout)
-	crs, err := customResources(ctx, cli, pathPrefix, opts.Transform, log)
+	crs, crdRev, err := customResources(ctx, cli, pathPrefix, opts.Transform, log)
 	cancel()
 	if err != nil {
 		cli.Close()
@@ -190,6 +194,9 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		resources: resources,
 		schemas:   schemas,
 		log:       log,
+		transform: opts.Transform,
+		crdRev:    crdRev,
+		narrowed:  strings.TrimSpace(ef.resources) != "",
 	}, nil
 }
 
@@ -246,7 +253,7 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 		return errors.New("etcd source closed")
 	}
 	rctx, stop := context.WithCancel(context.Background())
-	f.cancel, f.done = stop, make(chan error, 1)
+	f.cancel, f.done, f.runCtx = stop, make(chan error, 1), rctx
 	f.wg.Go(func() { f.done <- f.src.Run(rctx) })
 	f.mu.Unlock()
 

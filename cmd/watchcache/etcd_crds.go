@@ -68,14 +68,15 @@ type selectableField struct {
 
 // customResources reads the CRDs under prefix and returns the custom resources of those that are
 // Established, each at its storage version (the version its objects are stored in; serve serves
-// that one). A CRD that cannot be read, or is not Established, is logged and left out.
+// that one), and etcd's revision of the read. A CRD that cannot be read, or is not Established,
+// is logged and left out.
 //
 // transform, when set, is the source's Options.Transform: CRDs encrypted at rest are read through it.
-func customResources(ctx context.Context, cli *clientv3.Client, prefix string, transform func(context.Context, string, []byte) ([]byte, error), log *slog.Logger) ([]customResource, error) {
+func customResources(ctx context.Context, cli *clientv3.Client, prefix string, transform func(context.Context, string, []byte) ([]byte, error), log *slog.Logger) ([]customResource, int64, error) {
 	key := path.Join(prefix, crdPrefix) + "/"
 	resp, err := cli.Get(ctx, key, clientv3.WithPrefix())
 	if err != nil {
-		return nil, fmt.Errorf("etcd %v: read the CustomResourceDefinitions: %w", cli.Endpoints(), err)
+		return nil, 0, fmt.Errorf("etcd %v: read the CustomResourceDefinitions: %w", cli.Endpoints(), err)
 	}
 	var out []customResource
 	for _, kv := range resp.Kvs {
@@ -96,7 +97,7 @@ func customResources(ctx context.Context, cli *clientv3.Client, prefix string, t
 		out = append(out, cr)
 	}
 	slices.SortFunc(out, func(a, b customResource) int { return strings.Compare(a.Prefix, b.Prefix) })
-	return out, nil
+	return out, resp.Header.Revision, nil
 }
 
 // parseCRD returns the custom resource of a stored CRD, or why it is not served.

@@ -141,3 +141,58 @@ func TestParseCRD(t *testing.T) {
 		})
 	}
 }
+
+// TestServeFollowsCRDs: a CRD written to etcd while serve runs is served as soon as it is there
+// Established (discovery, lists with its selectableFields, the objects' changes), a CRD whose
+// names were not accepted is not, and a deleted CRD's resource answers 404 again, as the
+// apiextensions apiserver starts and stops serving them. The values are the oracle's
+// (testdata/etcd-custom-resources.json).
+func TestServeFollowsCRDs(t *testing.T) {
+	var rec struct {
+		KVs []struct{ Key, Value string }
+	}
+	raw, err := os.ReadFile("testdata/etcd-custom-resources.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	value := map[string]string{}
+	for _, kv := range rec.KVs {
+		value[kv.Key] = kv.Value
+	}
+	const crdKey = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
+	cli, endpoint := startEtcd(t)
+	put := etcdPut(t, cli)
+	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	widgets := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
+	if code := getJSON(t, widgets, nil); code != http.StatusNotFound {
+		t.Fatalf("widgets before their CRD: %d", code)
+	}
+
+	put("/registry/example.com/widgets/ns-a/w1", value["/registry/example.com/widgets/ns-a/w1"])
+	put(crdKey+"gizmos.example.com", value[crdKey+"gizmos.example.com"])
+	put(crdKey+"widgets.example.com", value[crdKey+"widgets.example.com"])
+	var l struct{ Items []metav1.PartialObjectMetadata }
+	waitUntil(t, "widgets served", func() bool { return getJSON(t, widgets, &l) == http.StatusOK && len(l.Items) == 1 })
+	put("/registry/example.com/widgets/ns-a/w2", value["/registry/example.com/widgets/ns-a/w2"])
+	waitUntil(t, "the new widget served", func() bool {
+		return getJSON(t, widgets+"?fieldSelector=spec.color%3Dblue", &l) == http.StatusOK && len(l.Items) == 1 && l.Items[0].Name == "w2"
+	})
+	if code := getJSON(t, base+"/apis/example.com/v1/gizmos", nil); code != http.StatusNotFound {
+		t.Errorf("gizmos, whose CRD is not Established: %d, want 404", code)
+	}
+	var disc metav1.APIResourceList
+	if code := getJSON(t, base+"/apis/example.com/v1", &disc); code != http.StatusOK || !slices.ContainsFunc(disc.APIResources, func(r metav1.APIResource) bool { return r.Name == "widgets" }) {
+		t.Fatalf("discovery of example.com/v1 after the CRD: %d %+v", code, disc.APIResources)
+	}
+
+	if _, err := cli.Delete(t.Context(), crdKey+"widgets.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, widgets, nil) == http.StatusNotFound })
+	if code := getJSON(t, base+"/apis/example.com/v1", nil); code != http.StatusNotFound {
+		t.Errorf("discovery of example.com/v1 after the CRD went: %d, want 404", code)
+	}
+}

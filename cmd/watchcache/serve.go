@@ -90,6 +90,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	var handler http.Handler
 	var cs caches
+	var srv *kubeapi.Server // the façade serving a read-only source; nil for the writable fake
 	if g, ok := src.(*generated); ok {
 		// Serving its own data, serve is a writable fake cluster: every built-in resource, with
 		// the generated cluster stored through the fake.
@@ -109,7 +110,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		handler = f
 	} else {
-		var srv *kubeapi.Server
 		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout, MinRequestTimeout: sec.minRequestTimeout})
 		if err != nil {
 			return err
@@ -123,6 +123,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 	if err := src.Load(ctx, cs); err != nil {
 		return err
+	}
+	if fl, ok := src.(follower); ok && srv != nil {
+		fl.follow(ctx, srv)
 	}
 	for _, spec := range podIndexes {
 		if c, ok := cs["pods"]; ok {
