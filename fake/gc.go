@@ -259,7 +259,7 @@ func (s *Server) getLocked(r *served, namespace, name string) (gcObject, bool) {
 
 // collectLocked does one queued item. The caller holds s.mu.
 func (s *Server) collectLocked(it gcItem) {
-	r := s.servedGR(it.key.gr)
+	r := s.byGR[it.key.gr]
 	if r == nil {
 		return
 	}
@@ -324,31 +324,13 @@ func (s *Server) servedKind(gvk schema.GroupVersionKind) *served {
 	if r := s.byGVK[gvk]; r != nil {
 		return r
 	}
-	for _, r := range s.controllerResources() {
+	for _, r := range s.order {
 		if r.gvk.Group == gvk.Group && r.gvk.Kind == gvk.Kind {
 			return r
 		}
 	}
 	return nil
 }
-
-// servedGR returns the resource of a group and resource name, or nil.
-func (s *Server) servedGR(gr schema.GroupResource) *served {
-	if r := s.byGR[gr]; r != nil {
-		return r
-	}
-	for _, r := range s.controllerResources() {
-		if r.gvr.GroupResource() == gr {
-			return r
-		}
-	}
-	return nil
-}
-
-// controllerResources are the resources the controllers walk and resolve owner references in:
-// every resource the server serves, one version of each, looked up at each use so that
-// resources registered while the server runs take part.
-func (s *Server) controllerResources() []*served { return s.order }
 
 // attemptToDeleteLocked is kcm's attemptToDeleteItem. The caller holds s.mu.
 func (s *Server) attemptToDeleteLocked(o gcObject) {
@@ -437,7 +419,7 @@ func (s *Server) processDeletingDependentsLocked(o gcObject) {
 	uid := o.m.GetUID()
 	blocking := 0
 	for _, dep := range s.dependentsOf(uid) {
-		r := s.servedGR(dep.gr)
+		r := s.byGR[dep.gr]
 		if r == nil {
 			continue
 		}
@@ -470,7 +452,7 @@ func (s *Server) orphanLocked(o gcObject) {
 	}
 	uid := o.m.GetUID()
 	for _, dep := range s.dependentsOf(uid) {
-		r := s.servedGR(dep.gr)
+		r := s.byGR[dep.gr]
 		if r == nil {
 			continue
 		}

@@ -104,7 +104,7 @@ func (s *Server) finalizeNamespace(name string) bool {
 		s.deleteNamespacedLocked(ctx, pods, name, &remaining)
 	}
 	if remaining.total() == 0 {
-		for _, r := range s.controllerResources() {
+		for _, r := range s.order {
 			if r != pods {
 				s.deleteNamespacedLocked(ctx, r, name, &remaining)
 			}
