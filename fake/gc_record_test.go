@@ -118,7 +118,8 @@ const widgetsCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResour
 	`"spec":{"group":"gc.example.com","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},"scope":"Namespaced",` +
 	`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
 
-const widgets = "/apis/gc.example.com/v1/namespaces/{ns}/widgets"
+// gcWidgets is the path of its Widgets.
+const gcWidgets = "/apis/gc.example.com/v1/namespaces/{ns}/widgets"
 
 // gcCases are the recorded cases (reference/observed-gc.md).
 var gcCases = []gcCase{
@@ -228,16 +229,16 @@ var gcCases = []gcCase{
 		{Name: "CRD", Method: "POST", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Setup: true, Body: widgetsCRD},
 		{Name: "CRD established", Method: "GET", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.gc.example.com", Setup: true,
 			Until: `status.conditions.#(type=="Established").status==True`},
-		{Name: "custom resource owner", Method: "POST", Path: widgets, Save: "widget", Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"owner"}}`},
+		{Name: "custom resource owner", Method: "POST", Path: gcWidgets, Save: "widget", Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"owner"}}`},
 		gcCM("configmap dependent of the custom resource", "cm-dep", ownedBy("gc.example.com/v1", "Widget", "owner", "widget", false)),
 		gcCM("configmap owner", "cm-owner", ""),
-		{Name: "custom resource dependent of the configmap", Method: "POST", Path: widgets, Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"dep",` + ownedBy("v1", "ConfigMap", "cm-owner", "cm-owner", false) + `}}`},
-		{Name: "custom resource dependent of a missing custom resource", Method: "POST", Path: widgets, Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"ghost-dep","ownerReferences":[{"apiVersion":"gc.example.com/v1","kind":"Widget","name":"ghost","uid":"00000000-0000-0000-0000-000000000003"}]}}`},
-		gcDelete("delete the custom resource owner", widgets+"/owner", "Background"),
+		{Name: "custom resource dependent of the configmap", Method: "POST", Path: gcWidgets, Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"dep",` + ownedBy("v1", "ConfigMap", "cm-owner", "cm-owner", false) + `}}`},
+		{Name: "custom resource dependent of a missing custom resource", Method: "POST", Path: gcWidgets, Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"ghost-dep","ownerReferences":[{"apiVersion":"gc.example.com/v1","kind":"Widget","name":"ghost","uid":"00000000-0000-0000-0000-000000000003"}]}}`},
+		gcDelete("delete the custom resource owner", gcWidgets+"/owner", "Background"),
 		gcGet("configmap dependent collected", cmPath+"cm-dep", "gone"),
 		gcDelete("delete the configmap owner", cmPath+"cm-owner", "Background"),
-		gcGet("custom resource dependent collected", widgets+"/dep", "gone"),
-		gcGet("dependent of a missing custom resource collected", widgets+"/ghost-dep", "gone"),
+		gcGet("custom resource dependent collected", gcWidgets+"/dep", "gone"),
+		gcGet("dependent of a missing custom resource collected", gcWidgets+"/ghost-dep", "gone"),
 		{Name: "delete the CRD", Method: "DELETE", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.gc.example.com", Setup: true},
 	}},
 	{Name: "namespace-empty", Steps: []gcStep{
