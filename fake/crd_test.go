@@ -159,6 +159,52 @@ func TestCRDDeleteEndsWatches(t *testing.T) {
 	}
 }
 
+// TestCRDUpdateVersions: a CRD update that stops serving a version stops serving it (its
+// watches end) and keeps the others, with their objects.
+func TestCRDUpdateVersions(t *testing.T) {
+	ctx := context.Background()
+	_, dc := startEnvironment(t)
+	beta := schema.GroupVersionResource{Group: widgets.Group, Version: "v1beta1", Resource: widgets.Resource}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := dc.Resource(widgets).Namespace("default").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dc.Resource(beta).Namespace("default").Get(ctx, "w1", metav1.GetOptions{})
+	if err != nil || got.GetAPIVersion() != "env.example.com/v1beta1" {
+		t.Fatalf("w1 as v1beta1: %v, %v", got, err)
+	}
+	wi, err := dc.Resource(beta).Namespace("default").Watch(ctx, metav1.ListOptions{ResourceVersion: got.GetResourceVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Stop()
+	crd, err := dc.Resource(crds).Get(ctx, "widgets.env.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	versions[1].(map[string]any)["served"] = false
+	_ = unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions")
+	if _, err := dc.Resource(crds).Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-wi.ResultChan():
+		if ok {
+			t.Fatal("the v1beta1 watch got an event; want it ended")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the v1beta1 watch did not end")
+	}
+	if _, err := dc.Resource(beta).Namespace("default").Get(ctx, "w1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("v1beta1 after it stopped being served: %v, want NotFound", err)
+	}
+	if _, err := dc.Resource(widgets).Namespace("default").Get(ctx, "w1", metav1.GetOptions{}); err != nil {
+		t.Fatalf("v1 after the update: %v", err)
+	}
+}
+
 // TestNamespaceDeletesCustomResources: the namespace controller deletes custom resources too.
 func TestNamespaceDeletesCustomResources(t *testing.T) {
 	ctx := context.Background()
