@@ -447,6 +447,24 @@ func (s *Server) fanOutLocked(r *served, typ watchcache.EventType, b []byte, rv 
 	}
 }
 
+// namespacedPathOfClusterCustom reports whether a path names a cluster-scoped custom resource
+// under /namespaces/{ns}/, which the apiserver's custom resource handler answers with a plain-text
+// 404 (reference/observed-crds.md, cluster / namespaced path).
+func (s *Server) namespacedPathOfClusterCustom(path string) bool {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segs) < 6 || segs[0] != "apis" || segs[3] != "namespaces" {
+		return false
+	}
+	r := s.lookupCustom(segs[1] + "/" + segs[2] + "/" + segs[5])
+	return r != nil && !r.namespaced
+}
+
+// customNotFound is the apiserver's answer to a subresource a custom resource does not have: the
+// object is not found (reference/observed-crds.md, cluster / unknown subresource).
+func customNotFound(t target) error {
+	return apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+}
+
 // admitCustomLocked refuses creates of a CRD's objects while the CRD terminates, as the
 // apiserver does (reference/observed-crds.md, finalizers / create while terminating).
 func admitCustomLocked(r *served, name string) error {

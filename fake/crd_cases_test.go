@@ -92,6 +92,19 @@ var crdCases = []crdCase{
 		{Name: "remove finalizer", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/f1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"finalizers":null}}`},
 		{Name: "crd gone", Method: "GET", Path: crdPath + "/widgets.{g}", Until: `"code":404`},
 	}},
+	{Name: "cluster", Steps: []crdStep{
+		{Name: "create crd", Method: "POST", Path: crdPath, Body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.{g}"},"spec":{"group":"{g}","scope":"Cluster","names":{"plural":"gizmos","kind":"Gizmo"},"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer"}}},"status":{"type":"object","properties":{"phase":{"type":"string"}}}}}}}]}}`},
+		{Name: "established", Method: "GET", Path: crdPath + "/gizmos.{g}", Until: `"Established","status":"True"`},
+		{Name: "discovery", Method: "GET", Path: "/apis/{g}/v1"},
+		{Name: "create", Method: "POST", Path: "/apis/{g}/v1/gizmos", Body: `{"apiVersion":"{g}/v1","kind":"Gizmo","metadata":{"name":"z1"},"spec":{"size":3}}`},
+		{Name: "namespaced path", Method: "GET", Path: "/apis/{g}/v1/namespaces/default/gizmos/z1"},
+		{Name: "table default columns", Method: "GET", Path: "/apis/{g}/v1/gizmos?includeObject=None", Accept: "application/json;as=Table;v=v1;g=meta.k8s.io"},
+		{Name: "status merge patch", Method: "PATCH", Path: "/apis/{g}/v1/gizmos/z1/status", ContentType: "application/merge-patch+json", Body: `{"status":{"phase":"Ready"},"spec":{"size":9}}`},
+		{Name: "status apply", Method: "PATCH", Path: "/apis/{g}/v1/gizmos/z1/status?fieldManager=ctl", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"{g}/v1","kind":"Gizmo","metadata":{"name":"z1"},"status":{"phase":"Done"}}`},
+		{Name: "json patch", Method: "PATCH", Path: "/apis/{g}/v1/gizmos/z1", ContentType: "application/json-patch+json", Body: `[{"op":"replace","path":"/spec/size","value":4}]`},
+		{Name: "unknown subresource", Method: "GET", Path: "/apis/{g}/v1/gizmos/z1/scale"},
+		{Name: "delete", Method: "DELETE", Path: "/apis/{g}/v1/gizmos/z1"},
+	}},
 }
 
 const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
