@@ -205,6 +205,45 @@ func TestCRDUpdateVersions(t *testing.T) {
 	}
 }
 
+// TestScalePatch: kubectl scale's merge patch of the scale subresource, and a JSON patch, write
+// the CRD's replicas path.
+func TestScalePatch(t *testing.T) {
+	ctx := context.Background()
+	_, dc := startEnvironment(t)
+	ns := dc.Resource(widgets).Namespace("default")
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := ns.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pt    types.PatchType
+		patch string
+		want  int64
+	}{
+		{types.MergePatchType, `{"spec":{"replicas":3}}`, 3},
+		{types.JSONPatchType, `[{"op":"replace","path":"/spec/replicas","value":4}]`, 4},
+	} {
+		sc, err := ns.Patch(ctx, "w1", tc.pt, []byte(tc.patch), metav1.PatchOptions{}, "scale")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(sc.Object, "spec", "replicas"); n != tc.want || sc.GetKind() != "Scale" {
+			t.Fatalf("%s: %s %d, want Scale %d", tc.pt, sc.GetKind(), n, tc.want)
+		}
+		got, err := ns.Get(ctx, "w1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); n != tc.want {
+			t.Fatalf("%s: spec.replicas %d, want %d", tc.pt, n, tc.want)
+		}
+	}
+	if _, err := ns.Patch(ctx, "w1", types.MergePatchType, []byte(`{"spec":{"replicas":-1}}`), metav1.PatchOptions{}, "scale"); !apierrors.IsInvalid(err) {
+		t.Fatalf("replicas -1: %v, want 422", err)
+	}
+}
+
 // TestNamespaceDeletesCustomResources: the namespace controller deletes custom resources too.
 func TestNamespaceDeletesCustomResources(t *testing.T) {
 	ctx := context.Background()

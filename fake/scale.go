@@ -1,31 +1,36 @@
 package fake
 
 import (
+	"context"
 	"encoding/json"
+	"mime"
 	"net/http"
 	"strings"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 )
 
-// scale serves GET and PUT of a custom resource's scale subresource: an autoscaling/v1 Scale
-// read from (and, for PUT, written to) the paths the CRD's scale subresource names
-// (reference/observed-crds.md, lifecycle / get scale, update scale). A scale update is an update
-// of the object: it bumps its generation.
+// scale serves a custom resource's scale subresource: an autoscaling/v1 Scale read from the
+// paths the CRD's scale subresource names (reference/observed-crds.md, lifecycle / get scale,
+// update scale). PUT, and PATCH with a JSON or merge patch of the Scale (what kubectl scale
+// sends), write the replicas path; a scale write is an update of the object, so it bumps its
+// generation.
 func (s *Server) scale(w http.ResponseWriter, r *http.Request, t target) {
-	sc := t.res.custom.scale
+	manager := patch.ManagerFromUserAgent(r.UserAgent())
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		cur, err := current(r.Context(), t.res, t.namespace, t.name)
-		if err != nil || cur == nil {
-			if err == nil {
-				err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
-			}
+		if err == nil && cur == nil {
+			err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+		}
+		if err != nil {
 			writeError(w, err)
 			return
 		}
@@ -36,37 +41,28 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, t target) {
 			writeError(w, err)
 			return
 		}
-		var in autoscalingv1.Scale
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeError(w, apierrors.NewBadRequest(err.Error()))
+		s.mu.Lock()
+		b, err := s.updateScaleLocked(r.Context(), t, body, nil, "", manager)
+		s.mu.Unlock()
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		s.writeScale(w, b, t)
+	case http.MethodPatch:
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		pt := types.PatchType(mt)
+		if pt != types.JSONPatchType && pt != types.MergePatchType {
+			writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType)))
+			return
+		}
+		body, err := readBody(r)
+		if err != nil {
+			writeError(w, err)
 			return
 		}
 		s.mu.Lock()
-		cur, err := current(r.Context(), t.res, t.namespace, t.name)
-		if err == nil && cur == nil {
-			err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
-		}
-		var b []byte
-		if err == nil {
-			var old *unstructured.Unstructured
-			obj, derr := decodeStored(t.res.resourceType, cur)
-			if derr != nil {
-				err = derr
-			} else {
-				old = obj.(*unstructured.Unstructured)
-				u := old.DeepCopy()
-				_ = unstructured.SetNestedField(u.Object, int64(in.Spec.Replicas), pathFields(sc.SpecReplicasPath)...)
-				if in.ResourceVersion != "" {
-					u.SetResourceVersion(in.ResourceVersion)
-				} // else the scale updates the current object, unconditionally
-				main := t
-				main.subresource = ""
-				manager := patch.ManagerFromUserAgent(r.UserAgent())
-				if err = s.track(t.res, u, cur, "scale", manager); err == nil {
-					b, err = s.updateLocked(r.Context(), main, u, old, cur, false, manager, true)
-				}
-			}
-		}
+		b, err := s.updateScaleLocked(r.Context(), t, nil, body, pt, manager)
 		s.mu.Unlock()
 		if err != nil {
 			writeError(w, err)
@@ -78,11 +74,61 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, t target) {
 	}
 }
 
-func (s *Server) writeScale(w http.ResponseWriter, obj []byte, t target) {
+// updateScaleLocked writes a Scale (body, or the current Scale patched by p of type pt) to the
+// object's replicas path and stores the object. A Scale without a resourceVersion updates the
+// current object. The caller holds s.mu.
+func (s *Server) updateScaleLocked(ctx context.Context, t target, body, p []byte, pt types.PatchType, manager string) ([]byte, error) {
+	cur, err := current(ctx, t.res, t.namespace, t.name)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+	}
+	if p != nil {
+		if body, err = scaleOf(cur, t); err == nil {
+			if pt == types.JSONPatchType {
+				var ops jsonpatch.Patch
+				if ops, err = jsonpatch.DecodePatch(p); err == nil {
+					body, err = ops.Apply(body)
+				}
+			} else {
+				body, err = jsonpatch.MergePatch(body, p)
+			}
+		}
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+	}
+	var in autoscalingv1.Scale
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	obj, err := decodeStored(t.res.resourceType, cur)
+	if err != nil {
+		return nil, err
+	}
+	old := obj.(*unstructured.Unstructured)
+	u := old.DeepCopy()
+	if err := unstructured.SetNestedField(u.Object, int64(in.Spec.Replicas), pathFields(t.res.custom.scale.SpecReplicasPath)...); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if in.ResourceVersion != "" {
+		u.SetResourceVersion(in.ResourceVersion)
+	}
+	if err := s.track(t.res, u, cur, "scale", manager); err != nil {
+		return nil, err
+	}
+	main := t
+	main.subresource = ""
+	return s.updateLocked(ctx, main, u, old, cur, false, manager, true)
+}
+
+// scaleOf is the Scale of a stored custom resource.
+func scaleOf(obj []byte, t target) ([]byte, error) {
 	var u unstructured.Unstructured
 	if err := u.UnmarshalJSON(obj); err != nil {
-		writeError(w, internalError("scale of %s: %v", t.name, err))
-		return
+		return nil, internalError("scale of %s: %v", t.name, err)
 	}
 	sc := t.res.custom.scale
 	out := autoscalingv1.Scale{
@@ -105,7 +151,15 @@ func (s *Server) writeScale(w http.ResponseWriter, obj []byte, t target) {
 	}
 	b, err := json.Marshal(&out)
 	if err != nil {
-		writeError(w, internalError("scale of %s: %v", t.name, err))
+		return nil, internalError("scale of %s: %v", t.name, err)
+	}
+	return b, nil
+}
+
+func (s *Server) writeScale(w http.ResponseWriter, obj []byte, t target) {
+	b, err := scaleOf(obj, t)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
 	writeBody(w, http.StatusOK, b)
