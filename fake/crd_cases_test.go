@@ -64,6 +64,10 @@ var crdCases = []crdCase{
 		{Name: "update invalid", Method: "PUT", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/d1", Body: `{"apiVersion":"{g}/v1","kind":"Widget","metadata":{"name":"d1","resourceVersion":"{rv}"},"spec":{"color":"pink"}}`},
 		{Name: "apply int-or-string", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/a1?fieldManager=mgr", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"{g}/v1","kind":"Widget","metadata":{"name":"a1"},"spec":{"color":"red","maxUnavailable":"50%"}}`},
 		{Name: "merge patch invalid", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/d1", ContentType: "application/merge-patch+json", Body: `{"spec":{"replicas":100}}`},
+		{Name: "apply unknown field", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/a2?fieldManager=mgr", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"{g}/v1","kind":"Widget","metadata":{"name":"a2"},"spec":{"color":"red","bogus":1}}`},
+		{Name: "apply unknown field Strict", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/a3?fieldManager=mgr&fieldValidation=Strict", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"{g}/v1","kind":"Widget","metadata":{"name":"a3"},"spec":{"color":"red","bogus":1}}`},
+		{Name: "merge patch unknown field", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/d1", ContentType: "application/merge-patch+json", Body: `{"spec":{"bogus":1}}`},
+		{Name: "apply invalid", Method: "PATCH", Path: "/apis/{g}/v1/namespaces/{ns}/widgets/a4?fieldManager=mgr", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"{g}/v1","kind":"Widget","metadata":{"name":"a4"},"spec":{"color":"pink"}}`},
 	}},
 	{Name: "invalid", Steps: []crdStep{
 		{Name: "name not plural.group", Method: "POST", Path: crdPath, Body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.{g}"},"spec":{"group":"{g}","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`},

@@ -100,6 +100,15 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	if t.res.custom != nil {
+		// A custom resource's unknown fields are found by pruning the patched object, not by the
+		// patch engine (reference/observed-crds.md, validation / merge patch unknown field).
+		pruned, err := strictness(t.res.resourceType, opts.FieldValidation, d.unknown)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		warnings = append(warnings, pruned...)
+	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
 		b, err := s.createPatchedLocked(ctx, t, d.obj, dry)
