@@ -447,6 +447,15 @@ func (s *Server) fanOutLocked(r *served, typ watchcache.EventType, b []byte, rv 
 	}
 }
 
+// stopCustomCaches stops the caches of every custom resource (Close): their watches end.
+func (s *Server) stopCustomCaches() {
+	s.crds.mu.RLock()
+	defer s.crds.mu.RUnlock()
+	for _, r := range s.crds.served {
+		r.cache.Stop()
+	}
+}
+
 // namespacedPathOfClusterCustom reports whether a path names a cluster-scoped custom resource
 // under /namespaces/{ns}/, which the apiserver's custom resource handler answers with a plain-text
 // 404 (reference/observed-crds.md, cluster / namespaced path).

@@ -244,6 +244,39 @@ func TestScalePatch(t *testing.T) {
 	}
 }
 
+// TestCloseEndsCustomWatches: Close ends the watches of custom resources at once, as those of
+// built-in resources, and deletecollection deletes custom resources.
+func TestCloseEndsCustomWatches(t *testing.T) {
+	ctx := context.Background()
+	env, dc := startEnvironment(t)
+	ns := dc.Resource(widgets).Namespace("default")
+	for _, name := range []string{"w1", "w2"} {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": name}, "spec": map[string]any{"color": "red"}}}
+		if _, err := ns.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ns.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.Server.Cache(widgets).Len(); n != 0 {
+		t.Fatalf("%d widgets after deletecollection, want 0", n)
+	}
+	wi, err := ns.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Stop()
+	start := time.Now()
+	_ = env.Stop()
+	for range wi.ResultChan() {
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Stop took %v with a custom resource's watch open", d)
+	}
+}
+
 // TestNamespaceDeletesCustomResources: the namespace controller deletes custom resources too.
 func TestNamespaceDeletesCustomResources(t *testing.T) {
 	ctx := context.Background()

@@ -323,4 +323,5 @@ func (s *Server) stopCaches() {
 	for _, r := range s.order {
 		r.cache.Stop()
 	}
+	s.stopCustomCaches()
 }
