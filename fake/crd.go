@@ -447,6 +447,20 @@ func (s *Server) fanOutLocked(r *served, typ watchcache.EventType, b []byte, rv 
 	}
 }
 
+// customGVRs returns the served versions of every CRD's resource, by CRD name and then in the
+// CRD's version order.
+func (s *Server) customGVRs() []schema.GroupVersionResource {
+	s.crds.mu.RLock()
+	defer s.crds.mu.RUnlock()
+	var out []schema.GroupVersionResource
+	for _, name := range sortedKeys(s.crds.byName) {
+		for _, r := range s.crds.byName[name].versions {
+			out = append(out, r.gvr)
+		}
+	}
+	return out
+}
+
 // stopCustomCaches stops the caches of every custom resource (Close): their watches end.
 func (s *Server) stopCustomCaches() {
 	s.crds.mu.RLock()

@@ -95,6 +95,9 @@ func TestEnvironmentCRD(t *testing.T) {
 	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 1 {
 		t.Errorf("spec.replicas %d, want the default 1", r)
 	}
+	if res := env.Server.Resources(); !slices.Contains(res, widgets) {
+		t.Errorf("Resources() lacks %v", widgets)
+	}
 	if idx := env.Server.Cache(widgets).Indexes(); !slices.Contains(idx, watchcache.FieldIndex("spec.color")) {
 		t.Errorf("indexes %v: want the selectable field spec.color's", idx)
 	}
