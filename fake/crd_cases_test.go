@@ -109,6 +109,15 @@ var crdCases = []crdCase{
 		{Name: "unknown subresource", Method: "GET", Path: "/apis/{g}/v1/gizmos/z1/scale"},
 		{Name: "delete", Method: "DELETE", Path: "/apis/{g}/v1/gizmos/z1"},
 	}},
+	{Name: "nostatus", Steps: []crdStep{
+		crdNamespace(),
+		{Name: "create crd", Method: "POST", Path: crdPath, Body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.{g}"},"spec":{"group":"{g}","scope":"Namespaced","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`},
+		{Name: "established", Method: "GET", Path: crdPath + "/things.{g}", Until: `"Established","status":"True"`},
+		{Name: "create keeps status", Method: "POST", Path: "/apis/{g}/v1/namespaces/{ns}/things", Body: `{"apiVersion":"{g}/v1","kind":"Thing","metadata":{"name":"t1"},"spec":{"a":1},"status":{"s":"x"},"other":{"b":2}}`},
+		{Name: "status change bumps generation", Method: "PUT", Path: "/apis/{g}/v1/namespaces/{ns}/things/t1", Body: `{"apiVersion":"{g}/v1","kind":"Thing","metadata":{"name":"t1","resourceVersion":"{rv}"},"spec":{"a":1},"status":{"s":"y"},"other":{"b":2}}`},
+		{Name: "label change keeps generation", Method: "PUT", Path: "/apis/{g}/v1/namespaces/{ns}/things/t1", Body: `{"apiVersion":"{g}/v1","kind":"Thing","metadata":{"name":"t1","resourceVersion":"{rv}","labels":{"l":"1"}},"spec":{"a":1},"status":{"s":"y"},"other":{"b":2}}`},
+		{Name: "no status subresource", Method: "GET", Path: "/apis/{g}/v1/namespaces/{ns}/things/t1/status"},
+	}},
 }
 
 const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

@@ -73,14 +73,16 @@ func prepareCustomUpdate(t *resourceType, obj, old *unstructured.Unstructured, s
 	return obj
 }
 
-// customSpecChanged reports whether anything but apiVersion, kind, metadata and status differs:
-// what bumps a custom resource's generation.
+// customSpecChanged reports whether anything but metadata differs: what bumps a custom
+// resource's generation, as the custom resource strategy compares. With a status subresource the
+// main resource's status is the stored one by then (prepareCustomUpdate), so only a resource
+// without one has its status changes bump the generation, as on the apiserver.
 func customSpecChanged(obj, old *unstructured.Unstructured) bool {
 	strip := func(m map[string]any) map[string]any {
 		out := make(map[string]any, len(m))
 		for k, v := range m {
 			switch k {
-			case "apiVersion", "kind", "metadata", "status":
+			case "apiVersion", "kind", "metadata":
 				continue
 			}
 			out[k] = v
