@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"sort"
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -119,9 +120,36 @@ func (s *Server) updateScaleLocked(ctx context.Context, t target, body, p []byte
 	if err := s.track(t.res, u, cur, "scale", manager); err != nil {
 		return nil, err
 	}
+	untimeScaleEntry(u, manager)
 	main := t
 	main.subresource = ""
 	return s.updateLocked(ctx, main, u, old, cur, false, manager, true)
+}
+
+// untimeScaleEntry drops the time of a scale write's managedFields entry and puts the entries
+// back in the field manager's order (operation, then time, a missing time first), as the
+// apiserver, whose scale handler converts the entry through the Scale and loses its time,
+// stores them (reference/observed-crds.md, lifecycle / after scale).
+func untimeScaleEntry(u *unstructured.Unstructured, manager string) {
+	mf := u.GetManagedFields()
+	for i := range mf {
+		if mf[i].Subresource == "scale" && mf[i].Manager == manager {
+			mf[i].Time = nil
+		}
+	}
+	unix := func(e metav1.ManagedFieldsEntry) int64 {
+		if e.Time == nil {
+			return 0
+		}
+		return e.Time.Unix()
+	}
+	sort.SliceStable(mf, func(i, j int) bool {
+		if mf[i].Operation != mf[j].Operation {
+			return mf[i].Operation < mf[j].Operation
+		}
+		return unix(mf[i]) < unix(mf[j])
+	})
+	u.SetManagedFields(mf)
 }
 
 // scaleOf is the Scale of a stored custom resource.
