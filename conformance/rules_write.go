@@ -35,10 +35,32 @@ type writeRule struct {
 // RunWrites runs the write section: each rule gets a Config from newTarget (a server of its own or
 // a shared one: each rule works in a namespace it creates, named after it) and runs through
 // client-go. The subtests are listed by WriteRules; those whose names start with one of skip are
-// left out (W6 needs a namespace controller, which a kube-apiserver alone does not run).
+// left out (W6 needs kube-controller-manager's garbage collector and namespace controller, which
+// a kube-apiserver alone does not run).
 func RunWrites(t TB, newTarget func(t TB) *rest.Config, skip ...string) {
+	RunWritesWith(t, newTarget, WriteOptions{Skip: skip})
+}
+
+// WriteOptions adjust RunWritesWith.
+type WriteOptions struct {
+	// Skip leaves out the rules whose names start with one of its prefixes.
+	Skip []string
+	// ControllerPatience bounds how long a W6 rule waits for the controllers (garbage collector,
+	// namespace controller) to do something; zero means 30s, which kube-controller-manager's
+	// namespace controller needs (it looks again at a namespace with content left 8s later).
+	ControllerPatience time.Duration
+}
+
+// defaultControllerPatience is WriteOptions.ControllerPatience's default.
+const defaultControllerPatience = 30 * time.Second
+
+// RunWritesWith is RunWrites with options.
+func RunWritesWith(t TB, newTarget func(t TB) *rest.Config, o WriteOptions) {
+	if o.ControllerPatience <= 0 {
+		o.ControllerPatience = defaultControllerPatience
+	}
 	for i, r := range writeRules() {
-		if slices.ContainsFunc(skip, func(p string) bool { return strings.HasPrefix(r.name, p) }) {
+		if slices.ContainsFunc(o.Skip, func(p string) bool { return strings.HasPrefix(r.name, p) }) {
 			continue
 		}
 		run(t, r.name, func(t TB) {
@@ -49,9 +71,10 @@ func RunWrites(t TB, newTarget func(t TB) *rest.Config, skip ...string) {
 			if err != nil {
 				t.Fatalf("client: %v", err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+2*o.ControllerPatience)
 			t.Cleanup(cancel)
-			w := &writeEnv{t: t, cs: cs, ctx: ctx, ns: fmt.Sprintf("wr-%d-%d", i, time.Now().UnixNano()%1_000_000), warnings: warnings}
+			w := &writeEnv{t: t, cs: cs, ctx: ctx, ns: fmt.Sprintf("wr-%d-%d", i, time.Now().UnixNano()%1_000_000), warnings: warnings,
+				patience: o.ControllerPatience}
 			if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.ns}}, metav1.CreateOptions{}); err != nil {
 				t.Fatalf("create namespace %s: %v", w.ns, err)
 			}
@@ -76,6 +99,8 @@ type writeEnv struct {
 	ctx      context.Context
 	ns       string
 	warnings *warningRecorder
+	// patience bounds the waits for controllers.
+	patience time.Duration
 }
 
 // warningRecorder collects the Warning headers client-go receives.
@@ -171,7 +196,7 @@ func asAPIStatus(err error, st *apierrors.APIStatus) bool {
 var generatedSuffix = regexp.MustCompile(`^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$`)
 
 func writeRules() []writeRule {
-	return []writeRule{
+	return append([]writeRule{
 		{"W1.1/create sets uid, creationTimestamp, resourceVersion; generation where the resource has one", func(w *writeEnv) {
 			// observed-writes.md: create / configmap, create / deployment,
 			// create / uid and creationTimestamp are the server's.
@@ -633,21 +658,14 @@ func writeRules() []writeRule {
 			if err := w.cs.CoreV1().Namespaces().Delete(w.ctx, w.ns, metav1.DeleteOptions{}); err != nil {
 				w.t.Fatalf("delete namespace: %v", err)
 			}
-			deadline := time.Now().Add(patience)
-			for {
+			w.eventually("namespace "+w.ns+" gone", func() bool {
 				_, err := w.cs.CoreV1().Namespaces().Get(w.ctx, w.ns, metav1.GetOptions{})
-				if apierrors.IsNotFound(err) {
-					break
-				}
-				if time.Now().After(deadline) {
-					w.t.Fatalf("namespace still there after %v: %v", patience, err)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+				return apierrors.IsNotFound(err)
+			})
 			_, err := w.cs.CoreV1().ConfigMaps(w.ns).Get(w.ctx, "a", metav1.GetOptions{})
 			w.wantStatus(err, 404, metav1.StatusReasonNotFound, `configmaps "a" not found`)
 		}},
-	}
+	}, controllerRules()...)
 }
 
 func names(l *corev1.ConfigMapList) []string {

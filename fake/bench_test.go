@@ -3,7 +3,10 @@ package fake_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -113,6 +117,25 @@ func BenchmarkUpdate(b *testing.B) {
 	}
 }
 
+// BenchmarkApply server-side applies ConfigMaps (one per writer, each apply a new value, forced)
+// through client-go's typed Apply with 1 and 16 concurrent writers.
+func BenchmarkApply(b *testing.B) {
+	for name, target := range writeTargets(b) {
+		for _, writers := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/writers=%d", name, writers), func(b *testing.B) {
+				cs, ns := benchClient(b, target(b))
+				var n atomic.Int64
+				runWriters(b, writers, func(ctx context.Context) error {
+					w := ctx.Value(writerKey{}).(int)
+					cm := corev1apply.ConfigMap(fmt.Sprint("a-", w), ns).WithData(map[string]string{"n": fmt.Sprint(n.Add(1))})
+					_, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: "bench", Force: true})
+					return err
+				})
+			})
+		}
+	}
+}
+
 type writerKey struct{}
 
 // benchClient returns a clientset for cfg and a new namespace to write in.
@@ -155,4 +178,66 @@ func runWriters(b *testing.B, writers int, op func(ctx context.Context) error, _
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+}
+
+// BenchmarkWritePath measures the server's own work per write, without HTTP or a client: create
+// of ConfigMaps, update of a Deployment, and server-side apply of a Deployment (JSON body, as
+// client-go sends it, and the same in YAML), through the server's handler.
+func BenchmarkWritePath(b *testing.B) {
+	const deployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{"app":"web"}},"spec":{"replicas":%d,` +
+		`"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[` +
+		`{"name":"c1","image":"nginx:1","ports":[{"containerPort":80}]},{"name":"c2","image":"busybox:1","args":["sleep","1d"]}]}}}}`
+	const deploymentYAML = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n    app: web\nspec:\n  replicas: %d\n" +
+		"  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n" +
+		"      - name: c1\n        image: nginx:1\n        ports:\n        - containerPort: 80\n      - name: c2\n        image: busybox:1\n        args: [sleep, 1d]\n"
+	do := func(b *testing.B, h http.Handler, method, path, ct, body string, want int) {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("User-Agent", "bench/v0.0.0") // a manager for managedFields, as every client sends
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			b.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+	}
+	newHandler := func(b *testing.B) *fake.Server {
+		s, err := fake.NewHandler(fake.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(s.Close)
+		return s
+	}
+	b.Run("create", func(b *testing.B) {
+		h := newHandler(b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			do(b, h, "POST", "/api/v1/namespaces/default/configmaps", "application/json", fmt.Sprintf(`{"metadata":{"name":"cm-%d","labels":{"a":"b"}},"data":{"k":"v"}}`, i), http.StatusCreated)
+		}
+	})
+	b.Run("update", func(b *testing.B) {
+		h := newHandler(b)
+		do(b, h, "POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", fmt.Sprintf(deployment, 0), http.StatusCreated)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			do(b, h, "PUT", "/apis/apps/v1/namespaces/default/deployments/d", "application/json", fmt.Sprintf(deployment, i), http.StatusOK)
+		}
+	})
+	for _, c := range []struct{ name, body string }{{"apply-json", deployment}, {"apply-yaml", deploymentYAML}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := newHandler(b)
+			path := "/apis/apps/v1/namespaces/default/deployments/d?fieldManager=bench&force=true"
+			do(b, h, "PATCH", path, "application/apply-patch+yaml", fmt.Sprintf(c.body, 0), http.StatusCreated)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				do(b, h, "PATCH", path, "application/apply-patch+yaml", fmt.Sprintf(c.body, i), http.StatusOK)
+			}
+		})
+	}
 }

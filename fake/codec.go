@@ -191,6 +191,9 @@ func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
 	if _, _, err := protobufCodec.Decode(buf.Bytes(), &gvk, stored); err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", t.gvk.Kind, err))
 	}
+	// The apiserver's storage codec defaults what it reads, which restores what protobuf does not
+	// keep (the kind and apiVersion of a stateful set's claim templates).
+	applyDefaults(stored)
 	return encode(t, stored)
 }
 

@@ -64,6 +64,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		writeError(w, internalError("encode %s list: %v", t.res.gvk.Kind, err))
 		return
 	}
+	addWarnings(w, deleteWarnings(t.res, opts))
 	writeBody(w, http.StatusOK, b)
 }
 

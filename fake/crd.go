@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,7 +64,7 @@ type crdRegistry struct {
 type customResource struct {
 	crdName     string
 	versions    []*served
-	terminating bool
+	terminating atomic.Bool // set under s.mu; read by creates, which do not hold it
 }
 
 // customVersion is what the write path needs to know of one served version of a CRD.
@@ -113,7 +114,11 @@ func (s *Server) crdCommittedLocked(crdRes *served, typ watchcache.EventType, b 
 	status := s.namesLocked(&crd)
 	if !reflect.DeepEqual(status.AcceptedNames, crd.Status.AcceptedNames) || !sameConditions(status.Conditions, crd.Status.Conditions) {
 		crd.Status.AcceptedNames, crd.Status.Conditions = status.AcceptedNames, status.Conditions
-		if err := s.track(crdRes, &crd, b, "status", crdManager); err == nil {
+		old, err := decodeStored(crdRes.resourceType, b)
+		if err == nil {
+			err = s.track(crdRes, &crd, old, "status", crdManager)
+		}
+		if err == nil {
 			_, _ = s.commitLocked(crdRes, watchcache.Modified, &crd) // serves it, through this hook
 		}
 		return
@@ -488,10 +493,10 @@ func customNotFound(t target) error {
 	return apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
 }
 
-// admitCustomLocked refuses creates of a CRD's objects while the CRD terminates, as the
+// admitCustom refuses creates of a CRD's objects while the CRD terminates, as the
 // apiserver does (reference/observed-crds.md, finalizers / create while terminating).
-func admitCustomLocked(r *served, name string) error {
-	if r.custom == nil || !r.custom.res.terminating {
+func admitCustom(r *served, name string) error {
+	if r.custom == nil || !r.custom.res.terminating.Load() {
 		return nil
 	}
 	return apierrors.NewForbidden(r.gvr.GroupResource(), name, fmt.Errorf("create not allowed while custom resource definition is terminating"))
@@ -521,7 +526,7 @@ func (s *Server) deleteCRDLocked(ctx context.Context, r *served, crd *apiextensi
 	s.crds.mu.Lock()
 	res := s.crds.byName[crd.Name]
 	if res != nil {
-		res.terminating = true
+		res.terminating.Store(true)
 	}
 	s.crds.mu.Unlock()
 	if res != nil && len(res.versions) > 0 {
@@ -568,7 +573,7 @@ func (s *Server) finishCRDLocked(name string) {
 			return
 		}
 		crd.Status.Conditions = conds
-		if s.track(r, &crd, cur, "status", crdManager) == nil {
+		if old, err := decodeStored(r.resourceType, cur); err == nil && s.track(r, &crd, old, "status", crdManager) == nil {
 			_, _ = s.commitLocked(r, watchcache.Modified, &crd)
 		}
 		return
@@ -585,7 +590,7 @@ func (s *Server) finishCRDLocked(name string) {
 // the event, and a deletion may finish its terminating CRD. The caller holds s.mu.
 func (s *Server) customCommittedLocked(r *served, typ watchcache.EventType, b []byte, rv uint64) {
 	s.fanOutLocked(r, typ, b, rv)
-	if typ == watchcache.Deleted && r.custom.res.terminating {
+	if typ == watchcache.Deleted && r.custom.res.terminating.Load() {
 		s.finishCRDLocked(r.custom.res.crdName)
 	}
 }

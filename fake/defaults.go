@@ -1,10 +1,15 @@
 package fake
 
 import (
+	"maps"
+	"math"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -12,11 +17,13 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// The apiserver's defaulting, for the kinds whose defaults are recorded in
-// reference/observed-writes.md (create / pod, create / deployment, create / service invalid name):
-// pods, pod templates in deployments, deployments, and services' ports. The apiserver defaults every object it decodes from a request
-// (create, update, and the result of a patch), so the fake does it there too. Other kinds' defaults
-// are not reproduced (README).
+// The apiserver's defaulting (the v1 types' SetDefaults functions), for the kinds whose defaults
+// are recorded in reference/observed-writes.md and reference/observed-defaults.md: pods and pod
+// templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
+// jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
+// replication controllers, network policies, secrets, persistent volumes and their claims. The
+// apiserver defaults every object it decodes from a request (create, update, and the result of a
+// patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
 // applyDefaults sets the recorded defaults of obj.
 func applyDefaults(obj runtime.Object) {
@@ -28,17 +35,77 @@ func applyDefaults(obj runtime.Object) {
 		if o.Spec.EnableServiceLinks == nil {
 			o.Spec.EnableServiceLinks = ptr.To(true)
 		}
+		// Only a pod's own containers request what they limit, not a template's.
+		for i := range o.Spec.InitContainers {
+			defaultRequests(&o.Spec.InitContainers[i].Resources)
+		}
+		for i := range o.Spec.Containers {
+			defaultRequests(&o.Spec.Containers[i].Resources)
+		}
+	case *corev1.PodTemplate:
+		defaultPodSpec(&o.Template.Spec)
 	case *appsv1.Deployment:
 		defaultDeployment(o)
+	case *appsv1.ReplicaSet:
+		defaultReplicas(&o.Spec.Replicas)
+		defaultPodSpec(&o.Spec.Template.Spec)
+	case *corev1.ReplicationController:
+		defaultReplicas(&o.Spec.Replicas)
+		if len(o.Spec.Selector) == 0 && o.Spec.Template != nil {
+			o.Spec.Selector = maps.Clone(o.Spec.Template.Labels)
+		}
+		if len(o.Labels) == 0 && o.Spec.Template != nil {
+			o.Labels = maps.Clone(o.Spec.Template.Labels)
+		}
+		if o.Spec.Template != nil {
+			defaultPodSpec(&o.Spec.Template.Spec)
+		}
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
+	case *batchv1.Job:
+		defaultJobSpec(&o.Spec)
+		defaultPodSpec(&o.Spec.Template.Spec)
+	case *batchv1.CronJob:
+		defaultCronJob(o)
 	case *corev1.Service:
-		for i := range o.Spec.Ports {
-			p := &o.Spec.Ports[i]
-			if p.Protocol == "" {
-				p.Protocol = corev1.ProtocolTCP
+		defaultService(o)
+	case *networkingv1.NetworkPolicy:
+		defaultNetworkPolicy(o)
+	case *corev1.Secret:
+		if o.Type == "" {
+			o.Type = corev1.SecretTypeOpaque
+		}
+	case *corev1.PersistentVolumeClaim:
+		defaultClaimSpec(&o.Spec)
+	case *corev1.PersistentVolume:
+		if o.Spec.PersistentVolumeReclaimPolicy == "" {
+			o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
+		}
+		if o.Spec.VolumeMode == nil {
+			o.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
+		}
+		if o.Spec.HostPath != nil && o.Spec.HostPath.Type == nil {
+			o.Spec.HostPath.Type = ptr.To(corev1.HostPathUnset)
+		}
+	}
+}
+
+func defaultReplicas(r **int32) {
+	if *r == nil {
+		*r = ptr.To[int32](1)
+	}
+}
+
+// defaultRequests sets the requests a container limits and does not request to its limits.
+func defaultRequests(r *corev1.ResourceRequirements) {
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok {
+			if r.Requests == nil {
+				r.Requests = corev1.ResourceList{}
 			}
-			if p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == 0 {
-				p.TargetPort = intstr.FromInt32(p.Port)
-			}
+			r.Requests[name] = q.DeepCopy()
 		}
 	}
 }
@@ -61,16 +128,141 @@ func defaultPodSpec(s *corev1.PodSpec) {
 		s.TerminationGracePeriodSeconds = ptr.To[int64](corev1.DefaultTerminationGracePeriodSeconds)
 	}
 	for i := range s.InitContainers {
-		defaultContainer(&s.InitContainers[i])
+		defaultContainer(&s.InitContainers[i], s.HostNetwork)
 	}
 	for i := range s.Containers {
-		defaultContainer(&s.Containers[i])
+		defaultContainer(&s.Containers[i], s.HostNetwork)
+	}
+	for i := range s.Volumes {
+		defaultVolume(&s.Volumes[i])
 	}
 }
 
-// defaultContainer sets a container's defaults: the termination message path and policy, and the
-// image pull policy (Always for an image without a tag or tagged latest, else IfNotPresent).
-func defaultContainer(c *corev1.Container) {
+// defaultFileMode is the mode of the files of configMap, secret, downwardAPI and projected
+// volumes (0644).
+const defaultFileMode int32 = 0o644
+
+// defaultVolume sets a volume's defaults: an emptyDir when it names no source, the file mode of
+// projections, a hostPath's type, the API version of field references.
+func defaultVolume(v *corev1.Volume) {
+	vs := &v.VolumeSource
+	if reflect.ValueOf(*vs).IsZero() {
+		vs.EmptyDir = &corev1.EmptyDirVolumeSource{}
+	}
+	mode := func(m **int32) {
+		if *m == nil {
+			*m = ptr.To(defaultFileMode)
+		}
+	}
+	switch {
+	case vs.ConfigMap != nil:
+		mode(&vs.ConfigMap.DefaultMode)
+	case vs.Secret != nil:
+		mode(&vs.Secret.DefaultMode)
+	case vs.DownwardAPI != nil:
+		mode(&vs.DownwardAPI.DefaultMode)
+		for i := range vs.DownwardAPI.Items {
+			defaultFieldRef(vs.DownwardAPI.Items[i].FieldRef)
+		}
+	case vs.Projected != nil:
+		mode(&vs.Projected.DefaultMode)
+		for _, src := range vs.Projected.Sources {
+			if src.DownwardAPI != nil {
+				for i := range src.DownwardAPI.Items {
+					defaultFieldRef(src.DownwardAPI.Items[i].FieldRef)
+				}
+			}
+			if src.ServiceAccountToken != nil && src.ServiceAccountToken.ExpirationSeconds == nil {
+				src.ServiceAccountToken.ExpirationSeconds = ptr.To[int64](3600)
+			}
+		}
+	case vs.HostPath != nil:
+		if vs.HostPath.Type == nil {
+			vs.HostPath.Type = ptr.To(corev1.HostPathUnset)
+		}
+	case vs.Ephemeral != nil && vs.Ephemeral.VolumeClaimTemplate != nil:
+		defaultClaimSpec(&vs.Ephemeral.VolumeClaimTemplate.Spec)
+	}
+}
+
+// defaultFieldRef sets the API version of a field reference.
+func defaultFieldRef(f *corev1.ObjectFieldSelector) {
+	if f != nil && f.APIVersion == "" {
+		f.APIVersion = "v1"
+	}
+}
+
+// defaultProbe sets a probe's thresholds, period and timeout, and an HTTP probe's path and scheme.
+func defaultProbe(p *corev1.Probe) {
+	if p == nil {
+		return
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = 1
+	}
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = 10
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = 1
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = 3
+	}
+	defaultHandler(p.HTTPGet, p.GRPC)
+}
+
+// defaultHandler sets an HTTP action's path and scheme and a gRPC action's service.
+func defaultHandler(h *corev1.HTTPGetAction, g *corev1.GRPCAction) {
+	if h != nil {
+		if h.Path == "" {
+			h.Path = "/"
+		}
+		if h.Scheme == "" {
+			h.Scheme = corev1.URISchemeHTTP
+		}
+	}
+	if g != nil && g.Service == nil {
+		g.Service = ptr.To("")
+	}
+}
+
+// defaultClaimSpec sets a claim's volume mode.
+func defaultClaimSpec(s *corev1.PersistentVolumeClaimSpec) {
+	if s.VolumeMode == nil {
+		s.VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
+	}
+}
+
+// defaultContainer sets a container's defaults: the termination message path and policy, the
+// image pull policy (Always for an image without a tag or tagged latest, else IfNotPresent), its
+// ports' protocol (and host port, on the host's network), its probes, lifecycle handlers and the
+// API version of its environment's field references.
+func defaultContainer(c *corev1.Container, hostNetwork bool) {
+	for i := range c.Ports {
+		p := &c.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		if hostNetwork && p.HostPort == 0 {
+			p.HostPort = p.ContainerPort
+		}
+	}
+	for i := range c.Env {
+		if c.Env[i].ValueFrom != nil {
+			defaultFieldRef(c.Env[i].ValueFrom.FieldRef)
+		}
+	}
+	defaultProbe(c.LivenessProbe)
+	defaultProbe(c.ReadinessProbe)
+	defaultProbe(c.StartupProbe)
+	if l := c.Lifecycle; l != nil {
+		for _, h := range []*corev1.LifecycleHandler{l.PostStart, l.PreStop} {
+			if h != nil {
+				defaultHandler(h.HTTPGet, nil)
+			}
+		}
+	}
 	if c.TerminationMessagePath == "" {
 		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
 	}
@@ -126,7 +318,7 @@ func defaultDeployment(d *appsv1.Deployment) {
 	defaultPodSpec(&d.Spec.Template.Spec)
 }
 
-// defaultTolerations are the tolerations the DefaultTolerationSeconds admission plugin adds to a
+// admitPodTolerations are the tolerations the DefaultTolerationSeconds admission plugin adds to a
 // pod that has none for these taints: 300 s for a not-ready or unreachable node.
 func admitPodTolerations(p *corev1.Pod) {
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
@@ -140,6 +332,182 @@ func admitPodTolerations(p *corev1.Pod) {
 			p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{
 				Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300),
 			})
+		}
+	}
+}
+
+// defaultStatefulSet sets a stateful set's defaults, and those of its claim templates (which the
+// apiserver stores as whole PersistentVolumeClaims: kind, apiVersion and a Pending phase).
+func defaultStatefulSet(o *appsv1.StatefulSet) {
+	s := &o.Spec
+	defaultReplicas(&s.Replicas)
+	if s.PodManagementPolicy == "" {
+		s.PodManagementPolicy = appsv1.OrderedReadyPodManagement
+	}
+	if s.UpdateStrategy.Type == "" {
+		s.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
+	}
+	if s.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
+		if s.UpdateStrategy.RollingUpdate == nil {
+			s.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+		}
+		if s.UpdateStrategy.RollingUpdate.Partition == nil {
+			s.UpdateStrategy.RollingUpdate.Partition = ptr.To[int32](0)
+		}
+		if s.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
+			s.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+		}
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr.To[int32](10)
+	}
+	if s.PersistentVolumeClaimRetentionPolicy == nil {
+		s.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{}
+	}
+	if s.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
+		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	if s.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
+		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	for i := range s.VolumeClaimTemplates {
+		c := &s.VolumeClaimTemplates[i]
+		c.APIVersion, c.Kind = "v1", "PersistentVolumeClaim"
+		defaultClaimSpec(&c.Spec)
+		if c.Status.Phase == "" {
+			c.Status.Phase = corev1.ClaimPending
+		}
+	}
+	defaultPodSpec(&s.Template.Spec)
+}
+
+// defaultDaemonSet sets a daemon set's defaults.
+func defaultDaemonSet(o *appsv1.DaemonSet) {
+	s := &o.Spec
+	if s.UpdateStrategy.Type == "" {
+		s.UpdateStrategy.Type = appsv1.RollingUpdateDaemonSetStrategyType
+	}
+	if s.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+		if s.UpdateStrategy.RollingUpdate == nil {
+			s.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{}
+		}
+		if s.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
+			s.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+		}
+		if s.UpdateStrategy.RollingUpdate.MaxSurge == nil {
+			s.UpdateStrategy.RollingUpdate.MaxSurge = ptr.To(intstr.FromInt32(0))
+		}
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr.To[int32](10)
+	}
+	defaultPodSpec(&s.Template.Spec)
+}
+
+// defaultJobSpec sets a job's defaults (not those of a cron job's job template, which the
+// apiserver leaves to the job it creates).
+func defaultJobSpec(s *batchv1.JobSpec) {
+	if s.Completions == nil && s.Parallelism == nil {
+		s.Completions = ptr.To[int32](1)
+	}
+	if s.Parallelism == nil {
+		s.Parallelism = ptr.To[int32](1)
+	}
+	if s.BackoffLimit == nil {
+		s.BackoffLimit = ptr.To[int32](6)
+		if s.BackoffLimitPerIndex != nil {
+			s.BackoffLimit = ptr.To[int32](math.MaxInt32)
+		}
+	}
+	if s.CompletionMode == nil {
+		s.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
+	}
+	if s.Suspend == nil {
+		s.Suspend = ptr.To(false)
+	}
+	if s.PodReplacementPolicy == nil {
+		s.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
+		if s.PodFailurePolicy != nil {
+			s.PodReplacementPolicy = ptr.To(batchv1.Failed)
+		}
+	}
+	if s.ManualSelector == nil {
+		s.ManualSelector = ptr.To(false)
+	}
+}
+
+// defaultCronJob sets a cron job's defaults.
+func defaultCronJob(o *batchv1.CronJob) {
+	s := &o.Spec
+	if s.ConcurrencyPolicy == "" {
+		s.ConcurrencyPolicy = batchv1.AllowConcurrent
+	}
+	if s.Suspend == nil {
+		s.Suspend = ptr.To(false)
+	}
+	if s.SuccessfulJobsHistoryLimit == nil {
+		s.SuccessfulJobsHistoryLimit = ptr.To[int32](3)
+	}
+	if s.FailedJobsHistoryLimit == nil {
+		s.FailedJobsHistoryLimit = ptr.To[int32](1)
+	}
+	defaultPodSpec(&s.JobTemplate.Spec.Template.Spec)
+}
+
+// defaultService sets a service's defaults: type ClusterIP, no session affinity, its ports'
+// protocol and target port, and the traffic policies of its type. Its cluster IP and IP families
+// are the service registry's (allocateService).
+func defaultService(o *corev1.Service) {
+	s := &o.Spec
+	if s.Type == "" {
+		s.Type = corev1.ServiceTypeClusterIP
+	}
+	if s.SessionAffinity == "" {
+		s.SessionAffinity = corev1.ServiceAffinityNone
+	}
+	if s.SessionAffinity == corev1.ServiceAffinityClientIP && s.SessionAffinityConfig == nil {
+		s.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: ptr.To[int32](10800)}}
+	}
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		if p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == 0 {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
+	}
+	if (s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer) && s.ExternalTrafficPolicy == "" {
+		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	}
+	if s.Type != corev1.ServiceTypeExternalName && s.InternalTrafficPolicy == nil {
+		s.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyCluster)
+	}
+	if s.Type == corev1.ServiceTypeLoadBalancer && s.AllocateLoadBalancerNodePorts == nil {
+		s.AllocateLoadBalancerNodePorts = ptr.To(true)
+	}
+}
+
+// defaultNetworkPolicy sets its ports' protocol and its policy types: Ingress, and Egress when it
+// has egress rules.
+func defaultNetworkPolicy(o *networkingv1.NetworkPolicy) {
+	proto := func(ports []networkingv1.NetworkPolicyPort) {
+		for i := range ports {
+			if ports[i].Protocol == nil {
+				ports[i].Protocol = ptr.To(corev1.ProtocolTCP)
+			}
+		}
+	}
+	for _, r := range o.Spec.Ingress {
+		proto(r.Ports)
+	}
+	for _, r := range o.Spec.Egress {
+		proto(r.Ports)
+	}
+	if len(o.Spec.PolicyTypes) == 0 {
+		o.Spec.PolicyTypes = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
+		if len(o.Spec.Egress) > 0 {
+			o.Spec.PolicyTypes = append(o.Spec.PolicyTypes, networkingv1.PolicyTypeEgress)
 		}
 	}
 }

@@ -61,9 +61,12 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
+	unlock := s.lockObject(t.res, t.namespace, t.name)
 	s.mu.Lock()
 	b, err := s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
 	s.mu.Unlock()
+	addWarnings(w, deleteWarnings(t.res, opts))
+	unlock()
 	if err != nil {
 		writeError(w, err)
 		return
@@ -118,7 +121,7 @@ func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name st
 		if pod.Generation > 0 {
 			pod.Generation++
 		}
-		setGCFinalizers(m, opts)
+		setGCFinalizers(r, m, opts)
 		if dry {
 			return encodeStored(r.resourceType, obj)
 		}
@@ -151,7 +154,7 @@ func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name st
 		}
 		return s.finalizeAnswer(r, b, obj, collection)
 	}
-	setGCFinalizers(m, opts)
+	setGCFinalizers(r, m, opts)
 	if len(m.GetFinalizers()) > 0 {
 		// markAsDeleting: the object stays, with a deletionTimestamp, until its last finalizer is
 		// removed; a repeated delete changes nothing.
@@ -198,8 +201,14 @@ func (s *Server) finalizeAnswer(r *served, b []byte, obj runtime.Object, collect
 
 // setGCFinalizers adds the garbage collector's finalizer a propagation policy asks for
 // (orphan for Orphan, foregroundDeletion for Foreground), removing the other, as the apiserver's
-// deletionFinalizersForGarbageCollection does. Background (the default) adds none.
-func setGCFinalizers(m metav1Object, opts *metav1.DeleteOptions) {
+// deletionFinalizersForGarbageCollection does. Background adds none; a delete that names no
+// policy keeps the object's finalizers' choice, else takes the resource's default
+// (defaultGCPolicy); a resource without garbage collection (events) ignores the policy.
+func setGCFinalizers(r *served, m metav1Object, opts *metav1.DeleteOptions) {
+	def := defaultGCPolicy(r.gvr)
+	if def == gcUnsupported {
+		return
+	}
 	orphan := opts.PropagationPolicy != nil && *opts.PropagationPolicy == metav1.DeletePropagationOrphan
 	if opts.OrphanDependents != nil { //nolint:staticcheck // the deprecated field still decides, as in the apiserver
 		orphan = *opts.OrphanDependents //nolint:staticcheck
@@ -220,6 +229,7 @@ func setGCFinalizers(m metav1Object, opts *metav1.DeleteOptions) {
 	if opts.PropagationPolicy == nil && opts.OrphanDependents == nil { //nolint:staticcheck
 		orphan = hasOrphan
 		foreground = !hasOrphan && hasFinalizer(m.GetFinalizers(), metav1.FinalizerDeleteDependents)
+		orphan = orphan || (!foreground && def == gcOrphanDependents)
 	}
 	if orphan {
 		keep = append(keep, metav1.FinalizerOrphanDependents)

@@ -19,6 +19,11 @@
 // before the create answers, their objects pruned, defaulted and validated against the structural
 // schema (reference/observed-crds.md). Environment is a Server in envtest's shape.
 //
+// Two controllers of kube-controller-manager run in it, each switchable off: the garbage
+// collector (ownerReferences; Background, Foreground and Orphan propagation) and the namespace
+// controller (a deleted namespace's content goes, then the namespace), as recorded with
+// kube-controller-manager in reference/observed-gc.md.
+//
 // Start one per test with NewTest, or with NewServer and Close:
 //
 //	srv := fake.NewTest(t, fake.Options{})

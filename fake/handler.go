@@ -61,8 +61,8 @@ func (s *Server) parsePath(path string) (target, bool) {
 	return t, true
 }
 
-// ServeHTTP serves the Kubernetes API: reads through kubeapi's read path, writes here.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serveAPI serves the Kubernetes API: reads through kubeapi's read path, writes here.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	t, ok := s.parsePath(r.URL.Path)
 	if !ok && s.namespacedPathOfClusterCustom(r.URL.Path) {
@@ -78,15 +78,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.subresource == "scale" && t.res.custom != nil && t.res.scale {
-		s.scale(w, r, t)
+		s.customScale(w, r, t)
 		return
 	}
-	if t.subresource != "" && !(t.subresource == "status" && t.res.status) {
+	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) {
 		writeError(w, notFoundPath())
 		return
 	}
 	if t.namespace == "." || t.namespace == ".." || t.name == "." || t.name == ".." {
 		writeError(w, notFoundPath())
+		return
+	}
+	if t.subresource == "scale" {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			s.getScale(w, r, t)
+		case http.MethodPut, http.MethodPatch:
+			s.writeScale(w, r, t)
+		default:
+			writeError(w, methodNotSupported(t, r.Method))
+		}
 		return
 	}
 	switch {

@@ -11,7 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 // load stores the default namespaces and Options.Objects, each at the next resourceVersion,
@@ -28,6 +31,7 @@ func (s *Server) load() error {
 		r   *served
 		obj runtime.Object
 		rv  uint64
+		uid types.UID // drawn here, in order, so that a seed gives the same uids
 	}
 	items := make([]item, 0, len(objs))
 	seen := make(map[string]bool, len(objs))
@@ -63,18 +67,19 @@ func (s *Server) load() error {
 		}
 		seen[key] = true
 		rv++
-		items = append(items, item{r: r, obj: obj, rv: rv})
+		items = append(items, item{r: r, obj: obj, rv: rv, uid: s.names.uid()})
 	}
 	// Encoding is most of the cost: it runs on every core, each object encoded from a shallow
 	// copy of its metadata, so that the caller's objects are not changed.
 	encoded := make([][]byte, len(items))
 	errs := make([]error, len(items))
 	workers := goruntime.GOMAXPROCS(0)
+	now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(items); i += workers {
-				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv)
+				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv, items[i].uid, now)
 			}
 		})
 	}
@@ -94,14 +99,27 @@ func (s *Server) load() error {
 		}
 	}
 	s.rv.Store(rv)
+	// The controllers see the seed as created: dependents of absent owners go, and so do
+	// namespaces seeded as terminating, once their content has.
+	// No other goroutine runs yet, so the graph is written without the lock.
+	var terminating []string
+	for i, it := range items {
+		s.observeLocked(it.r, watchcache.Added, encoded[i])
+		if ns, ok := it.obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil && !s.opts.NoNamespaceController {
+			terminating = append(terminating, ns.Name)
+		}
+	}
+	for _, name := range terminating {
+		s.finalizeNamespaceLater(name)
+	}
 	return nil
 }
 
-// encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, a uid and
-// creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
+// encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, uid as its uid
+// and a creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
 // phase, finalizer and name label. Only the metadata (and a namespace's spec and status) is
-// copied; the caller's object is left as it was.
-func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, error) {
+// copied; the caller's object is left as it was. now is the load's creationTimestamp.
+func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.UID, now metav1.Time) ([]byte, error) {
 	acc, ok := obj.(metav1.ObjectMetaAccessor)
 	var om *metav1.ObjectMeta
 	if ok {
@@ -112,8 +130,8 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, e
 	}
 	saved := *om
 	defer func() { *om = saved }()
-	om.Labels = maps.Clone(om.Labels)
 	if ns, isNS := obj.(*corev1.Namespace); isNS {
+		om.Labels = maps.Clone(om.Labels) // the name label is added to a copy
 		spec, status := ns.Spec, ns.Status
 		defer func() { ns.Spec, ns.Status = spec, status }()
 		if ns.Status.Phase == "" {
@@ -130,10 +148,10 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64) ([]byte, e
 		om.Namespace = metav1.NamespaceDefault
 	}
 	if om.UID == "" {
-		om.UID = newUID()
+		om.UID = uid
 	}
 	if om.CreationTimestamp.IsZero() {
-		om.CreationTimestamp = metav1.NewTime(s.opts.Now().Truncate(time.Second))
+		om.CreationTimestamp = now
 	}
 	if r.generation && om.Generation == 0 {
 		om.Generation = 1

@@ -2,12 +2,9 @@ package fake
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/uuid"
 )
 
 // metav1Object is the metadata accessor of an object (meta.Accessor).
@@ -22,29 +19,26 @@ const generateNameAttempts = 8
 const maxGeneratedBase = 63 - 5
 
 // generateName returns generateName followed by 5 random characters of the apiserver's alphabet
-// (utilrand.String: consonants and digits that spell no words).
-func generateName(base string) string {
+// (utilrand.String: consonants and digits that spell no words), from the server's seeded source.
+func (s *Server) generateName(base string) string {
 	if len(base) > maxGeneratedBase {
 		base = base[:maxGeneratedBase]
 	}
-	return base + utilrand.String(5)
+	return base + s.names.suffix()
 }
 
 // fillSystemFields sets what the apiserver sets on every create (rest.FillObjectMetaSystemFields
 // and BeforeCreate): a new uid, creationTimestamp now (to the second, as it is serialized), no
 // deletion timestamp or grace period.
 func (s *Server) fillSystemFields(m metav1Object) {
-	m.SetUID(newUID())
+	m.SetUID(s.names.uid())
 	m.SetCreationTimestamp(metav1.NewTime(s.opts.Now().Truncate(1e9)))
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
 }
 
 // rvString is a resourceVersion as metadata carries it.
-func rvString(rv uint64) string { return fmt.Sprint(rv) }
+func rvString(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
 // contextBackground is the context of reads the server makes for itself.
 func contextBackground() context.Context { return context.Background() }
-
-// newUID returns a new random (version 4) uid, as the apiserver gives every object.
-func newUID() types.UID { return types.UID(uuid.NewUUID()) }

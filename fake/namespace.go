@@ -2,6 +2,10 @@ package fake
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,8 +72,12 @@ func (s *Server) finalizeNamespaceLater(name string) {
 	}()
 }
 
-// finalizeNamespace deletes a terminating namespace's content and, when none is left, the
-// namespace; it reports whether the work is done (or there is none).
+// finalizeNamespace is one pass of kube-controller-manager's namespace deleter
+// (k8s.io/kubernetes v1.37.2 pkg/controller/namespace/deletion): it deletes the content of a
+// terminating namespace, pods first, each resource as a deletecollection with Background
+// propagation would; records in the namespace's status conditions what remains; and, once
+// nothing does, removes the "kubernetes" finalizer, which deletes the namespace. It reports
+// whether the work is done (or there is none).
 func (s *Server) finalizeNamespace(name string) bool {
 	ctx := context.Background()
 	s.mu.Lock()
@@ -83,39 +91,203 @@ func (s *Server) finalizeNamespace(name string) bool {
 	if err := jsonUnmarshal(cur, &ns); err != nil || ns.DeletionTimestamp == nil {
 		return true
 	}
-	left := 0
-	background := metav1.DeletePropagationBackground
-	for _, r := range s.allResources() {
-		if !r.namespaced {
-			continue
+	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+		return true // finalized: what is left is for other finalizers
+	}
+	// kcm's first step: a namespace with a deletionTimestamp is Terminating (one seeded so need
+	// not say so).
+	phaseChanged := ns.Status.Phase != corev1.NamespaceTerminating
+	ns.Status.Phase = corev1.NamespaceTerminating
+	var remaining namespaceContent
+	pods := s.byGR[schema.GroupResource{Resource: "pods"}]
+	if pods != nil {
+		s.deleteNamespacedLocked(ctx, pods, name, &remaining)
+	}
+	if remaining.total() == 0 {
+		for _, r := range s.allResources() {
+			if r != pods {
+				s.deleteNamespacedLocked(ctx, r, name, &remaining)
+			}
 		}
-		page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: name, ResourceVersion: "0"})
+	}
+	// While pods remain, kcm updates the conditions before it counts the rest: they then
+	// report no content remaining.
+	var conds []corev1.NamespaceCondition
+	if pods == nil || remaining.byResource[pods.gvr] == 0 {
+		conds = remaining.conditions()
+	}
+	conds = append(conds, remaining.failures()...)
+	if setNamespaceConditions(&ns.Status, conds, metav1.NewTime(s.opts.Now().Truncate(time.Second))) || phaseChanged {
+		b, err := s.commitLocked(nsr, watchcache.Modified, &ns)
 		if err != nil {
 			return false
 		}
-		for _, it := range page.Items {
-			left++
-			obj, itemNS := objectName(it)
-			var meta struct {
-				Metadata struct {
-					DeletionTimestamp *metav1.Time `json:"deletionTimestamp"`
-				} `json:"metadata"`
-			}
-			if jsonUnmarshal(it, &meta) == nil && meta.Metadata.DeletionTimestamp != nil {
-				continue // waiting for its finalizers or its grace period
-			}
-			_, _ = s.deleteLocked(ctx, r, itemNS, obj, &metav1.DeleteOptions{PropagationPolicy: &background}, false)
+		_ = jsonUnmarshal(b, &ns)
+	}
+	if remaining.total() > 0 {
+		return false
+	}
+	// The finalize subresource: without its last spec finalizer and with no metadata finalizer,
+	// the update deletes the namespace instead (ShouldDeleteNamespaceDuringUpdate), and the
+	// DELETED event carries the namespace as last stored, "kubernetes" finalizer and all
+	// (reference/observed-gc.md, namespace-empty).
+	left := slices.DeleteFunc(slices.Clone(ns.Spec.Finalizers), func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
+	if len(left) == 0 && len(ns.Finalizers) == 0 {
+		_, err = s.commitLocked(nsr, watchcache.Deleted, &ns)
+		return err == nil
+	}
+	ns.Spec.Finalizers = left
+	_, err = s.commitLocked(nsr, watchcache.Modified, &ns)
+	return err == nil
+}
+
+// namespaceContent counts what a pass of the namespace deleter left in a namespace.
+type namespaceContent struct {
+	byResource  map[schema.GroupVersionResource]int
+	byFinalizer map[string]int
+	// unexpected are the resources whose objects remain with neither finalizers nor a grace
+	// period to wait for.
+	unexpected []schema.GroupVersionResource
+	namespace  string
+}
+
+func (c *namespaceContent) total() int {
+	n := 0
+	for _, v := range c.byResource {
+		n += v
+	}
+	return n
+}
+
+// deleteNamespacedLocked deletes every object of r in a namespace with Background propagation,
+// as the deletecollection of kcm's deleter, and counts what remains. Resources that cannot be
+// deleted or are cluster-scoped are skipped, as discovery filters them. The caller holds s.mu.
+func (s *Server) deleteNamespacedLocked(ctx context.Context, r *served, namespace string, c *namespaceContent) {
+	if !r.namespaced || !r.hasVerb("delete") {
+		return
+	}
+	c.namespace = namespace
+	list := func() [][]byte {
+		page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: namespace, ResourceVersion: "0"})
+		if err != nil {
+			return nil
+		}
+		return page.Items
+	}
+	background := metav1.DeletePropagationBackground
+	for _, it := range list() {
+		name, ns := objectName(it)
+		_, _ = s.deleteLocked(ctx, r, ns, name, &metav1.DeleteOptions{PropagationPolicy: &background}, true)
+	}
+	left := list()
+	if len(left) == 0 {
+		return
+	}
+	if c.byResource == nil {
+		c.byResource, c.byFinalizer = map[schema.GroupVersionResource]int{}, map[string]int{}
+	}
+	c.byResource[r.gvr] += len(left)
+	finalizers := 0
+	for _, it := range left {
+		var m struct {
+			Metadata struct {
+				Finalizers []string `json:"finalizers"`
+			} `json:"metadata"`
+		}
+		_ = jsonUnmarshal(it, &m)
+		for _, f := range m.Metadata.Finalizers {
+			c.byFinalizer[f]++
+			finalizers++
 		}
 	}
-	if left > 0 {
-		return false
+	// Pods wait for their grace period (kcm's estimate); anything else must have a finalizer.
+	if finalizers == 0 && r.gvr != (schema.GroupVersionResource{Version: "v1", Resource: "pods"}) {
+		c.unexpected = append(c.unexpected, r.gvr)
 	}
-	ns.Spec.Finalizers = nil
-	if _, err := s.commitLocked(nsr, watchcache.Modified, &ns); err != nil {
-		return false
+}
+
+// conditions are the NamespaceContentRemaining and NamespaceFinalizersRemaining conditions of
+// what remains (kcm's ProcessContentTotals); none when nothing does.
+func (c *namespaceContent) conditions() []corev1.NamespaceCondition {
+	var out []corev1.NamespaceCondition
+	if len(c.byResource) > 0 {
+		var rs []string
+		for gvr, n := range c.byResource {
+			rs = append(rs, fmt.Sprintf("%s.%s has %d resource instances", gvr.Resource, gvr.Group, n))
+		}
+		sort.Strings(rs)
+		out = append(out, corev1.NamespaceCondition{Type: corev1.NamespaceContentRemaining, Status: corev1.ConditionTrue,
+			Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + strings.Join(rs, ", ")})
 	}
-	if len(ns.Finalizers) == 0 {
-		_, _ = s.commitLocked(nsr, watchcache.Deleted, &ns)
+	if len(c.byFinalizer) > 0 {
+		var fs []string
+		for f, n := range c.byFinalizer {
+			fs = append(fs, fmt.Sprintf("%s in %d resource instances", f, n))
+		}
+		sort.Strings(fs)
+		out = append(out, corev1.NamespaceCondition{Type: corev1.NamespaceFinalizersRemaining, Status: corev1.ConditionTrue,
+			Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: " + strings.Join(fs, ", ")})
 	}
-	return true
+	return out
+}
+
+// failures is the NamespaceDeletionContentFailure condition for objects that remain with nothing
+// to wait for (kcm's makeDeleteContentCondition); none when there are none.
+func (c *namespaceContent) failures() []corev1.NamespaceCondition {
+	if len(c.unexpected) == 0 {
+		return nil
+	}
+	msgs := make([]string, 0, len(c.unexpected))
+	for _, gvr := range c.unexpected {
+		msgs = append(msgs, fmt.Sprintf("unexpected items still remain in namespace: %s for gvr: %v", c.namespace, gvr))
+	}
+	sort.Strings(msgs)
+	return []corev1.NamespaceCondition{{Type: corev1.NamespaceDeletionContentFailure, Status: corev1.ConditionTrue,
+		Reason:  "ContentDeletionFailed",
+		Message: fmt.Sprintf("Failed to delete all resource types, %d remaining: %v", len(msgs), strings.Join(msgs, ", "))}}
+}
+
+// namespaceConditionTypes are the conditions the namespace deleter maintains, in its order, with
+// the reason and message of each when it is False (kcm's okReasons and okMessages).
+var namespaceConditionTypes = []struct {
+	typ             corev1.NamespaceConditionType
+	reason, message string
+}{
+	{corev1.NamespaceDeletionDiscoveryFailure, "ResourcesDiscovered", "All resources successfully discovered"},
+	{corev1.NamespaceDeletionGVParsingFailure, "ParsedGroupVersions", "All legacy kube types successfully parsed"},
+	{corev1.NamespaceDeletionContentFailure, "ContentDeleted", "All content successfully deleted, may be waiting on finalization"},
+	{corev1.NamespaceContentRemaining, "ContentRemoved", "All content successfully removed"},
+	{corev1.NamespaceFinalizersRemaining, "ContentHasNoFinalizers", "All content-preserving finalizers finished"},
+}
+
+// setNamespaceConditions sets each of the deleter's five conditions: True as in failing, else
+// False with its ok reason; lastTransitionTime changes with the status only. It reports whether
+// anything changed (kcm's updateConditions).
+func setNamespaceConditions(st *corev1.NamespaceStatus, failing []corev1.NamespaceCondition, now metav1.Time) bool {
+	changed := false
+	for _, ct := range namespaceConditionTypes {
+		want := corev1.NamespaceCondition{Type: ct.typ, Status: corev1.ConditionFalse, Reason: ct.reason, Message: ct.message}
+		for _, f := range failing {
+			if f.Type == ct.typ {
+				want = f
+			}
+		}
+		want.LastTransitionTime = now
+		i := slices.IndexFunc(st.Conditions, func(c corev1.NamespaceCondition) bool { return c.Type == ct.typ })
+		if i < 0 {
+			st.Conditions = append(st.Conditions, want)
+			changed = true
+			continue
+		}
+		old := &st.Conditions[i]
+		if old.Status == want.Status && old.Reason == want.Reason && old.Message == want.Message {
+			continue
+		}
+		if old.Status != want.Status {
+			old.LastTransitionTime = now
+		}
+		old.Status, old.Reason, old.Message = want.Status, want.Reason, want.Message
+		changed = true
+	}
+	return changed
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -74,11 +76,10 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	writeBody(w, code, b)
 }
 
-// patchObject applies a patch under the write lock and stores the result.
+// patchObject applies a patch under the object's lock and stores the result.
 func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
 	ctx := r.Context()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(t.res, t.namespace, t.name)()
 	cur, err := current(ctx, t.res, t.namespace, t.name)
 	if err != nil {
 		return nil, 0, nil, err
@@ -86,45 +87,60 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if cur == nil && (req.Type != types.ApplyYAMLPatchType || t.subresource != "") {
 		return nil, 0, nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
 	}
-	// The engine applies fieldValidation to the patch and returns Warn's warnings.
-	patched, warnings, err := s.fields.PatchWithWarnings(cur, req)
+	var old runtime.Object
+	if cur != nil {
+		if old, err = decodeStored(t.res.resourceType, cur); err != nil {
+			return nil, 0, nil, err
+		}
+	}
+	// The engine applies fieldValidation to the patch and returns Warn's warnings. It works on the
+	// decoded object, which it leaves as it is.
+	obj, warnings, err := s.fields.PatchObject(old, req)
 	if errors.Is(err, patch.ErrAborted) {
-		// As kube-apiserver: no response at all. The deferred Unlock runs as the panic unwinds, and
+		// As kube-apiserver: no response at all. The deferred unlock runs as the panic unwinds, and
 		// net/http closes the connection without logging for this sentinel.
 		panic(http.ErrAbortHandler)
 	}
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	d, err := decodeBody(t.res.resourceType, patched)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if t.res.custom != nil {
-		// A custom resource's unknown fields are found by pruning the patched object, not by the
-		// patch engine (reference/observed-crds.md, validation / merge patch unknown field).
-		pruned, err := strictness(t.res.resourceType, opts.FieldValidation, d.unknown)
+	if u, ok := obj.(*unstructured.Unstructured); ok && t.res.custom != nil {
+		// A custom resource: pruned and defaulted by its schema, as a body is; the fields pruning
+		// drops are the fieldValidation warnings (reference/observed-crds.md, validation / merge
+		// patch unknown field).
+		pruned, err := strictness(t.res.resourceType, opts.FieldValidation, t.res.custom.schema.prune(u.Object))
 		if err != nil {
 			return nil, 0, nil, err
 		}
+		applySchemaDefaults(u.Object, t.res.custom.schema.structural)
 		warnings = append(warnings, pruned...)
+	} else if reflect.TypeOf(obj) != reflect.PointerTo(t.res.goType) {
+		// Not the resource's Go type: through JSON, as a body.
+		b, err := encode(t.res.resourceType, obj)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		d, err := decodeBody(t.res.resourceType, b)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		obj = d.obj
+	} else {
+		applyDefaults(obj) // as the apiserver defaults the patched object it decodes
 	}
+	s.stampManagedFields(cur, obj)
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
-		b, err := s.createPatchedLocked(ctx, t, d.obj, dry)
+		b, err := s.createPatched(ctx, t, obj, dry)
 		return b, http.StatusCreated, warnings, err
 	}
-	old, err := decodeStored(t.res.resourceType, cur)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	b, err := s.updateLocked(ctx, t, d.obj, old, cur, dry, req.FieldManager, true)
+	b, err := s.updateHeld(t, obj, old, cur, dry, req.FieldManager, true)
 	return b, http.StatusOK, warnings, err
 }
 
-// createPatchedLocked creates the object an apply made from nothing, with the create rules.
-// The caller holds s.mu.
-func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
+// createPatched creates the object an apply made from nothing, with the create rules. The caller
+// holds the object's lock.
+func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, internalError("%s: %v", t.res.gvk.Kind, err)
@@ -137,5 +153,5 @@ func (s *Server) createPatchedLocked(ctx context.Context, t target, obj runtime.
 	}
 	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
-	return s.createLocked(ctx, t.res, obj, m, dry, "")
+	return s.createNamed(ctx, t.res, obj, m, dry, "")
 }

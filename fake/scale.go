@@ -1,191 +1,140 @@
 package fake
 
 import (
-	"context"
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
-	"sort"
-	"strings"
+	"reflect"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 )
 
-// scale serves a custom resource's scale subresource: an autoscaling/v1 Scale read from the
-// paths the CRD's scale subresource names (reference/observed-crds.md, lifecycle / get scale,
-// update scale). PUT, and PATCH with a JSON or merge patch of the Scale (what kubectl scale
-// sends), write the replicas path; a scale write is an update of the object, so it bumps its
-// generation.
-func (s *Server) scale(w http.ResponseWriter, r *http.Request, t target) {
-	manager := patch.ManagerFromUserAgent(r.UserAgent())
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		cur, err := current(r.Context(), t.res, t.namespace, t.name)
-		if err == nil && cur == nil {
-			err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		s.writeScale(w, cur, t)
-	case http.MethodPut:
-		body, err := readJSONBody(r)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		s.mu.Lock()
-		b, err := s.updateScaleLocked(r.Context(), t, body, nil, "", manager)
-		s.mu.Unlock()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		s.writeScale(w, b, t)
-	case http.MethodPatch:
-		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		pt := types.PatchType(mt)
-		if pt != types.JSONPatchType && pt != types.MergePatchType {
-			writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType)))
-			return
-		}
-		body, err := readBody(r)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		s.mu.Lock()
-		b, err := s.updateScaleLocked(r.Context(), t, nil, body, pt, manager)
-		s.mu.Unlock()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		s.writeScale(w, b, t)
+// The scale subresource of deployments, replica sets, stateful sets and replication controllers,
+// as the apiserver's scale REST serves it (reference/observed-scale.md): an autoscaling/v1 Scale
+// made from the object (its name, namespace, uid, resourceVersion and creationTimestamp; spec.replicas;
+// status.replicas and the selector as a string). A write goes through the Scale — decoded,
+// patched and tracked in managedFields as a Scale, with the manager's subresource "scale" — and
+// then sets the object's spec.replicas, which is stored with the object's update rules (a new
+// generation). Field ownership moves between the object and its Scale with apimachinery's
+// ScaleHandler, so that an apply to /scale conflicts with the managers of spec.replicas.
+
+// scaleType is the Scale as a resource type, for decoding bodies with the apiserver's errors.
+var scaleType = &resourceType{
+	gvr:    autoscalingv1.SchemeGroupVersion.WithResource("scales"),
+	gvk:    autoscalingv1.SchemeGroupVersion.WithKind("Scale"),
+	goType: reflect.TypeFor[autoscalingv1.Scale](),
+}
+
+// replicasPaths map the object's API version to its replicas field, for the ScaleHandler.
+func replicasPaths(gv schema.GroupVersion) managedfields.ResourcePathMappings {
+	return managedfields.ResourcePathMappings{gv.String(): fieldpath.MakePathOrDie("spec", "replicas")}
+}
+
+// scaleOf returns the Scale of a stored object; withManaged adds the managedFields entries of
+// the object's managers of spec.replicas, as the Scale's.
+func scaleOf(r *served, obj runtime.Object, withManaged bool) (*autoscalingv1.Scale, error) {
+	var (
+		om       *metav1.ObjectMeta
+		replicas *int32
+		status   int32
+		selector string
+	)
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		om, replicas, status = &o.ObjectMeta, o.Spec.Replicas, o.Status.Replicas
+		selector = labelSelectorString(o.Spec.Selector)
+	case *appsv1.ReplicaSet:
+		om, replicas, status = &o.ObjectMeta, o.Spec.Replicas, o.Status.Replicas
+		selector = labelSelectorString(o.Spec.Selector)
+	case *appsv1.StatefulSet:
+		om, replicas, status = &o.ObjectMeta, o.Spec.Replicas, o.Status.Replicas
+		selector = labelSelectorString(o.Spec.Selector)
+	case *corev1.ReplicationController:
+		om, replicas, status = &o.ObjectMeta, o.Spec.Replicas, o.Status.Replicas
+		selector = labels.SelectorFromSet(o.Spec.Selector).String()
 	default:
-		writeError(w, methodNotSupported(t, r.Method))
+		return nil, internalError("%s has no scale subresource", r.gvk.Kind)
 	}
-}
-
-// updateScaleLocked writes a Scale (body, or the current Scale patched by p of type pt) to the
-// object's replicas path and stores the object. A Scale without a resourceVersion updates the
-// current object. The caller holds s.mu.
-func (s *Server) updateScaleLocked(ctx context.Context, t target, body, p []byte, pt types.PatchType, manager string) ([]byte, error) {
-	cur, err := current(ctx, t.res, t.namespace, t.name)
-	if err != nil {
-		return nil, err
-	}
-	if cur == nil {
-		return nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
-	}
-	if p != nil {
-		if body, err = scaleOf(cur, t); err == nil {
-			if pt == types.JSONPatchType {
-				var ops jsonpatch.Patch
-				if ops, err = jsonpatch.DecodePatch(p); err == nil {
-					body, err = ops.Apply(body)
-				}
-			} else {
-				body, err = jsonpatch.MergePatch(body, p)
-			}
-		}
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-	}
-	var in autoscalingv1.Scale
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	obj, err := decodeStored(t.res.resourceType, cur)
-	if err != nil {
-		return nil, err
-	}
-	old := obj.(*unstructured.Unstructured)
-	u := old.DeepCopy()
-	if err := unstructured.SetNestedField(u.Object, int64(in.Spec.Replicas), pathFields(t.res.custom.scale.SpecReplicasPath)...); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	if in.ResourceVersion != "" {
-		u.SetResourceVersion(in.ResourceVersion)
-	}
-	if err := s.track(t.res, u, cur, "scale", manager); err != nil {
-		return nil, err
-	}
-	untimeScaleEntry(u, manager)
-	main := t
-	main.subresource = ""
-	return s.updateLocked(ctx, main, u, old, cur, false, manager, true)
-}
-
-// untimeScaleEntry drops the time of a scale write's managedFields entry and puts the entries
-// back in the field manager's order (operation, then time, a missing time first), as the
-// apiserver, whose scale handler converts the entry through the Scale and loses its time,
-// stores them (reference/observed-crds.md, lifecycle / after scale).
-func untimeScaleEntry(u *unstructured.Unstructured, manager string) {
-	mf := u.GetManagedFields()
-	for i := range mf {
-		if mf[i].Subresource == "scale" && mf[i].Manager == manager {
-			mf[i].Time = nil
-		}
-	}
-	unix := func(e metav1.ManagedFieldsEntry) int64 {
-		if e.Time == nil {
-			return 0
-		}
-		return e.Time.Unix()
-	}
-	sort.SliceStable(mf, func(i, j int) bool {
-		if mf[i].Operation != mf[j].Operation {
-			return mf[i].Operation < mf[j].Operation
-		}
-		return unix(mf[i]) < unix(mf[j])
-	})
-	u.SetManagedFields(mf)
-}
-
-// scaleOf is the Scale of a stored custom resource.
-func scaleOf(obj []byte, t target) ([]byte, error) {
-	var u unstructured.Unstructured
-	if err := u.UnmarshalJSON(obj); err != nil {
-		return nil, internalError("scale of %s: %v", t.name, err)
-	}
-	sc := t.res.custom.scale
-	out := autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+	sc := &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.SchemeGroupVersion.String()},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID(),
-			ResourceVersion: u.GetResourceVersion(), CreationTimestamp: u.GetCreationTimestamp(),
+			Name: om.Name, Namespace: om.Namespace, UID: om.UID, ResourceVersion: om.ResourceVersion,
+			CreationTimestamp: om.CreationTimestamp,
 		},
+		Status: autoscalingv1.ScaleStatus{Replicas: status, Selector: selector},
 	}
-	if n, ok, _ := unstructured.NestedInt64(u.Object, pathFields(sc.SpecReplicasPath)...); ok {
-		out.Spec.Replicas = int32(n)
+	if replicas != nil {
+		sc.Spec.Replicas = *replicas
 	}
-	if n, ok, _ := unstructured.NestedInt64(u.Object, pathFields(sc.StatusReplicasPath)...); ok {
-		out.Status.Replicas = int32(n)
-	}
-	if sc.LabelSelectorPath != nil {
-		if sel, ok, _ := unstructured.NestedString(u.Object, pathFields(*sc.LabelSelectorPath)...); ok {
-			out.Status.Selector = sel
+	if withManaged {
+		entries, err := managedfields.NewScaleHandler(om.ManagedFields, r.gvk.GroupVersion(), replicasPaths(r.gvk.GroupVersion())).ToSubresource()
+		if err != nil {
+			return nil, internalError("managedFields of %s %s: %v", r.gvk.Kind, om.Name, err)
 		}
+		sc.ManagedFields = entries
 	}
-	b, err := json.Marshal(&out)
-	if err != nil {
-		return nil, internalError("scale of %s: %v", t.name, err)
-	}
-	return b, nil
+	return sc, nil
 }
 
-func (s *Server) writeScale(w http.ResponseWriter, obj []byte, t target) {
-	b, err := scaleOf(obj, t)
+func labelSelectorString(sel *metav1.LabelSelector) string {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return ""
+	}
+	return s.String()
+}
+
+// setReplicas sets an object's spec.replicas and its managedFields from a written Scale's.
+func setReplicas(r *served, obj runtime.Object, sc *autoscalingv1.Scale) error {
+	n := sc.Spec.Replicas
+	var om *metav1.ObjectMeta
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		om, o.Spec.Replicas = &o.ObjectMeta, &n
+	case *appsv1.ReplicaSet:
+		om, o.Spec.Replicas = &o.ObjectMeta, &n
+	case *appsv1.StatefulSet:
+		om, o.Spec.Replicas = &o.ObjectMeta, &n
+	case *corev1.ReplicationController:
+		om, o.Spec.Replicas = &o.ObjectMeta, &n
+	default:
+		return internalError("%s has no scale subresource", r.gvk.Kind)
+	}
+	entries, err := managedfields.NewScaleHandler(om.ManagedFields, r.gvk.GroupVersion(), replicasPaths(r.gvk.GroupVersion())).ToParent(sc.ManagedFields)
+	if err != nil {
+		return internalError("managedFields of %s %s: %v", r.gvk.Kind, om.Name, err)
+	}
+	om.ManagedFields = entries
+	return nil
+}
+
+// getScale serves GET of /scale.
+func (s *Server) getScale(w http.ResponseWriter, r *http.Request, t target) {
+	cur, err := current(r.Context(), t.res, t.namespace, t.name)
+	if err == nil && cur == nil {
+		err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	b, err := s.scaleAnswer(t.res, cur)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -193,7 +142,170 @@ func (s *Server) writeScale(w http.ResponseWriter, obj []byte, t target) {
 	writeBody(w, http.StatusOK, b)
 }
 
-// pathFields splits a scale subresource's JSONPath (".spec.replicas") into its fields.
-func pathFields(jsonPath string) []string {
-	return strings.Split(strings.TrimPrefix(jsonPath, "."), ".")
+// scaleAnswer is the Scale of a stored object as the apiserver answers it: without managedFields.
+func (s *Server) scaleAnswer(r *served, stored []byte) ([]byte, error) {
+	obj, err := decodeStored(r.resourceType, stored)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scaleOf(r, obj, false)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(sc)
+	if err != nil {
+		return nil, internalError("encode Scale: %v", err)
+	}
+	return b, nil
+}
+
+// writeScale serves PUT and PATCH of /scale.
+func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
+	var (
+		dry             bool
+		fieldValidation string
+		manager         string
+		pt              types.PatchType
+	)
+	q := r.URL.Query()
+	if r.Method == http.MethodPatch {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		var ok bool
+		if pt, ok = patchTypes[mt]; !ok {
+			writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)))
+			return
+		}
+		var opts metav1.PatchOptions
+		if err := scheme.ParameterCodec.DecodeParameters(q, optionsVersion, &opts); err != nil {
+			writeError(w, apierrors.NewBadRequest(err.Error()))
+			return
+		}
+		if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
+			writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs))
+			return
+		}
+		dry, fieldValidation, manager = dryRun(opts.DryRun), opts.FieldValidation, opts.FieldManager
+		if manager == "" && pt != types.ApplyYAMLPatchType {
+			manager = patch.ManagerFromUserAgent(r.UserAgent())
+		}
+		b, warnings, err := s.scaleObject(r, t, dry, fieldValidation, manager, pt, opts.Force != nil && *opts.Force)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		addWarnings(w, warnings)
+		writeBody(w, http.StatusOK, b)
+		return
+	}
+	var opts metav1.UpdateOptions
+	if err := scheme.ParameterCodec.DecodeParameters(q, optionsVersion, &opts); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	if errs := metav1validation.ValidateUpdateOptions(&opts); len(errs) > 0 {
+		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
+		return
+	}
+	manager = opts.FieldManager
+	if manager == "" {
+		manager = patch.ManagerFromUserAgent(r.UserAgent())
+	}
+	b, warnings, err := s.scaleObject(r, t, dryRun(opts.DryRun), opts.FieldValidation, manager, "", false)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	addWarnings(w, warnings)
+	writeBody(w, http.StatusOK, b)
+}
+
+// scaleObject computes the new Scale of the object t names, from a PUT body (pt "") or a patch of
+// its current Scale, and stores the object with its new replicas.
+func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidation, manager string, pt types.PatchType, force bool) ([]byte, []string, error) {
+	res := t.res
+	var body []byte
+	var err error
+	if pt == "" {
+		body, err = readJSONBody(r)
+	} else {
+		body, err = readBody(r)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.lockObject(res, t.namespace, t.name)()
+	cur, err := current(r.Context(), res, t.namespace, t.name)
+	if err == nil && cur == nil {
+		err = apierrors.NewNotFound(res.gvr.GroupResource(), t.name)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	parent, err := decodeStored(res.resourceType, cur)
+	if err != nil {
+		return nil, nil, err
+	}
+	old, err := scaleOf(res, parent, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	oldJSON, err := json.Marshal(old)
+	if err != nil {
+		return nil, nil, internalError("encode Scale: %v", err)
+	}
+	var warnings []string
+	newJSON := body
+	if pt != "" {
+		newJSON, warnings, err = s.fields.PatchWithWarnings(oldJSON, patch.Request{
+			GVK: scaleType.gvk, Subresource: "scale", Type: pt, Patch: body, FieldManager: manager, Force: force,
+			Name: t.name, Namespace: t.namespace, Resource: res.gvr.GroupResource(), FieldValidation: fieldValidation,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	d, err := decodeBody(scaleType, newJSON)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pt == "" {
+		if warnings, err = strictness(scaleType, fieldValidation, d.unknown); err != nil {
+			return nil, nil, err
+		}
+	}
+	sc := d.obj.(*autoscalingv1.Scale)
+	if sc.Name != t.name {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, t.name))
+	}
+	if rv := sc.ResourceVersion; rv != "" && rv != old.ResourceVersion {
+		return nil, nil, conflict(res, t.name)
+	}
+	if pt == "" {
+		newJSON, err := json.Marshal(sc)
+		if err != nil {
+			return nil, nil, internalError("encode Scale: %v", err)
+		}
+		tracked, err := s.fields.Update(oldJSON, newJSON, scaleType.gvk, "scale", manager)
+		if err != nil {
+			return nil, nil, err
+		}
+		sc = &autoscalingv1.Scale{}
+		if err := json.Unmarshal(tracked, sc); err != nil {
+			return nil, nil, internalError("decode Scale: %v", err)
+		}
+	}
+	if sc.Spec.Replicas < 0 {
+		return nil, nil, apierrors.NewInvalid(scaleType.gvk.GroupKind(), t.name, field.ErrorList{
+			field.Invalid(field.NewPath("spec", "replicas"), sc.Spec.Replicas, "must be greater than or equal to 0")})
+	}
+	obj := parent.DeepCopyObject()
+	if err := setReplicas(res, obj, sc); err != nil {
+		return nil, nil, err
+	}
+	b, err := s.updateHeld(t, obj, parent, cur, dry, manager, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err = s.scaleAnswer(res, b)
+	return b, warnings, err
 }

@@ -1,14 +1,19 @@
 package fake
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -63,6 +68,54 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		mergeStringData(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, nil)
+	case *batchv1.Job:
+		generateJobSelector(o)
+	case *appsv1.DaemonSet:
+		if o.Annotations == nil {
+			o.Annotations = map[string]string{}
+		}
+		o.Annotations[appsv1.DeprecatedTemplateGeneration] = "1"
+	case *corev1.PersistentVolumeClaim:
+		// The StorageObjectInUseProtection admission plugin's finalizer, and the strategy's phase.
+		addFinalizer(m, "kubernetes.io/pvc-protection")
+		o.Status.Phase = corev1.ClaimPending
+	case *corev1.PersistentVolume:
+		addFinalizer(m, "kubernetes.io/pv-protection")
+		o.Status.Phase = corev1.VolumePending
+		o.Status.LastPhaseTransitionTime = ptr.To(m.GetCreationTimestamp())
+	}
+}
+
+// addFinalizer adds a finalizer an object does not have yet.
+func addFinalizer(m metav1Object, f string) {
+	if !slices.Contains(m.GetFinalizers(), f) {
+		m.SetFinalizers(append(m.GetFinalizers(), f))
+	}
+}
+
+// generateJobSelector is the job strategy's selector for a job without a manual one: its pods are
+// labelled with the job's uid and name (in the batch.kubernetes.io/ keys and the legacy ones), the
+// selector matches the uid, and a job without labels gets its pods' (the job's defaulting, which
+// runs before them in the apiserver and sees the template's labels once they are set).
+func generateJobSelector(j *batchv1.Job) {
+	if j.Spec.ManualSelector != nil && *j.Spec.ManualSelector {
+		return
+	}
+	uid, name := string(j.UID), j.Name
+	if j.Spec.Template.Labels == nil {
+		j.Spec.Template.Labels = map[string]string{}
+	}
+	for k, v := range map[string]string{
+		batchv1.ControllerUidLabel: uid, batchv1.JobNameLabel: name,
+		"controller-uid": uid, "job-name": name, // the legacy keys
+	} {
+		j.Spec.Template.Labels[k] = v
+	}
+	if j.Spec.Selector == nil {
+		j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{batchv1.ControllerUidLabel: uid}}
+	}
+	if len(j.Labels) == 0 {
+		j.Labels = maps.Clone(j.Spec.Template.Labels)
 	}
 }
 
@@ -120,6 +173,8 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 		mergeStringData(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
+	case *corev1.Service:
+		keepAllocated(o, old.(*corev1.Service))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if o.Status.Phase == "" {

@@ -88,8 +88,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 	if err := matchNamespace(r, t.namespace, m); err != nil {
 		return nil, false, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(r, t.namespace, t.name)()
 	cur, err := current(ctx, r, t.namespace, t.name)
 	if err != nil {
 		return nil, false, err
@@ -101,27 +100,46 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 		if m.GetResourceVersion() != "" {
 			// An RV names a version that does not exist: the apiserver's conflict for a precondition
 			// on a missing object.
-			return nil, false, apierrors.NewConflict(r.gvr.GroupResource(), t.name, fmt.Errorf("%s", optimisticLockMessage))
+			return nil, false, conflict(r, t.name)
 		}
 		s.fillSystemFields(m)
 		prepareCreate(r.resourceType, obj, m)
-		b, err := s.createLocked(ctx, r, obj, m, dry, manager)
+		b, err := s.createNamed(ctx, r, obj, m, dry, manager)
 		return b, true, err
 	}
 	old, err := decodeStored(r.resourceType, cur)
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := s.updateLocked(ctx, t, obj, old, cur, dry, manager, false)
+	b, err := s.updateHeld(t, obj, old, cur, dry, manager, false)
 	return b, false, err
 }
 
-// updateLocked applies the update rules to a decoded new state of an existing object and stores
+// updateHeld applies the update rules to a decoded new state of an existing object and stores
 // it: resourceVersion precondition, immutable metadata, the strategy (status, generation),
 // validation, finalizers, and the deletion of an object whose last finalizer went. A no-op keeps
 // the stored object and its resourceVersion. patched says the patch engine already recorded the
-// write in managedFields. The caller holds s.mu.
-func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
+// write in managedFields. The caller holds the object's lock; oldJSON is the stored object it
+// read under it.
+func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
+	return s.updateWith(s.commit, t, obj, old, oldJSON, dry, manager, patched)
+}
+
+// updateLocked is updateHeld for a caller that holds s.mu across its read and this write (the
+// garbage collector, a custom resource's scale): it commits under the lock it holds.
+func (s *Server) updateLocked(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
+	return s.updateWith(s.commitHeld, t, obj, old, oldJSON, dry, manager, patched)
+}
+
+// commitHeld is commit for a caller that holds s.mu: the stored object cannot have changed since
+// it was read under the same lock, so it is not compared.
+func (s *Server) commitHeld(r *served, typ watchcache.EventType, obj runtime.Object, _ []byte) ([]byte, error) {
+	return s.commitLocked(r, typ, obj)
+}
+
+// updateWith is the update's rules, storing with commit.
+func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.Object, []byte) ([]byte, error),
+	t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
 	r := t.res
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
@@ -131,7 +149,7 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: r.gvr.Group, Kind: r.gvr.Resource}, t.name, field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
 	case rv != "" && rv != om.GetResourceVersion():
-		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name, fmt.Errorf("%s", optimisticLockMessage))
+		return nil, conflict(r, t.name)
 	}
 	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
 		// The storage layer's precondition failure, as the apiserver words it.
@@ -156,7 +174,7 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
 		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	}
-	if r.generation && t.subresource == "" && specChanged(obj, old) {
+	if r.generation && t.subresource != "status" && specChanged(obj, old) {
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
 	// The ObjectMeta update validation includes "no new finalizers" once deletion started.
@@ -169,7 +187,7 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 		return nil, err
 	}
 	if !patched {
-		if err := s.track(r, obj, oldJSON, t.subresource, manager); err != nil {
+		if err := s.track(r, obj, old, t.subresource, manager); err != nil {
 			return nil, err
 		}
 	}
@@ -182,16 +200,22 @@ func (s *Server) updateLocked(ctx context.Context, t target, obj, old runtime.Ob
 	}
 	if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 {
 		// The last finalizer went: the update deletes the object (the store's
-		// ShouldDeleteDuringUpdate), and answers with its last state.
+		// ShouldDeleteDuringUpdate), and answers with its last state; watchers see the object as
+		// it was stored before, as etcd's delete reports the previous value
+		// (reference/observed-gc.md, foreground / owner's events).
 		if dry {
 			return b, nil
 		}
-		return s.commitLocked(r, watchcache.Deleted, obj)
+		if _, err := commit(r, watchcache.Deleted, old, oldJSON); err != nil {
+			return nil, err
+		}
+		m.SetResourceVersion(om.GetResourceVersion()) // the delete's, which commit gave old
+		return encodeStored(r.resourceType, obj)
 	}
 	if dry {
 		return b, nil
 	}
-	return s.commitLocked(r, watchcache.Modified, obj)
+	return commit(r, watchcache.Modified, obj, oldJSON)
 }
 
 // validateKindUpdate is the per-resource update validation the fake reproduces: a pod's spec may

@@ -97,19 +97,28 @@ func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.O
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
 	s.rv.Store(rv)
+	s.committedLocked(r, typ, b, rv)
+	return b, nil
+}
+
+// committedLocked runs what follows every stored change, under the lock that stored it: a custom
+// resource's other versions and its CRD's bookkeeping, a CRD's serving, and the garbage
+// collector's graph. The caller holds s.mu.
+func (s *Server) committedLocked(r *served, typ watchcache.EventType, b []byte, rv uint64) {
 	switch {
 	case r.custom != nil:
 		s.customCommittedLocked(r, typ, b, rv)
 	case r.gvr.GroupResource() == crdGR:
 		s.crdCommittedLocked(r, typ, b)
 	}
-	return b, nil
+	s.observeLocked(r, typ, b)
 }
 
-// admitNamespaceLocked is the apiserver's NamespaceLifecycle admission for a create in namespace
-// ns: the namespace must exist (404 for the namespace) and must not be terminating (403 with the
-// cause NamespaceTerminating). The caller holds s.mu.
-func (s *Server) admitNamespaceLocked(ctx context.Context, r *served, ns, name string) error {
+// admitNamespace is the apiserver's NamespaceLifecycle admission for a create in namespace ns: the
+// namespace must exist (404 for the namespace) and must not be terminating (403 with the cause
+// NamespaceTerminating). Like the admission plugin, it reads the namespace without a lock: a
+// create racing the namespace's deletion may land in it, and the namespace controller deletes it.
+func (s *Server) admitNamespace(ctx context.Context, r *served, ns, name string) error {
 	if !r.namespaced || ns == "" {
 		return nil
 	}
@@ -208,39 +217,58 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if manager == "" {
 		manager = defaultManager
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, err := s.createLocked(ctx, r, d.obj, m, dryRun(opts.DryRun), manager)
-	return b, warnings, err
-}
-
-// createLocked admits, names, validates and stores a new object whose system fields are set and
-// whose strategy ran. The caller holds s.mu.
-func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
-	if err := s.admitNamespaceLocked(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
-		return nil, err
+	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
+		return nil, nil, err
 	}
-	if err := admitCustomLocked(r, m.GetName()); err != nil {
-		return nil, err
+	if err := admitCustom(r, m.GetName()); err != nil {
+		return nil, nil, err
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
 		if generated {
-			m.SetName(generateName(m.GetGenerateName()))
+			m.SetName(s.generateName(m.GetGenerateName()))
 		}
 		if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
+			return nil, nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
 		}
+		unlock := s.lockObject(r, m.GetNamespace(), m.GetName())
 		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
+		if err == nil && cur == nil {
+			b, err := s.createHeld(r, d.obj, m, dryRun(opts.DryRun), manager)
+			unlock()
+			return b, warnings, err
+		}
+		unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !generated || attempt+1 >= generateNameAttempts {
+			return nil, nil, alreadyExists(r, m.GetName())
+		}
+	}
+}
+
+// createNamed admits, validates and stores a new object of a name that does not exist, whose
+// system fields are set and whose strategy ran. The caller holds the object's lock.
+func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
+	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
+		return nil, err
+	}
+	if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
+	}
+	return s.createHeld(r, obj, m, dry, manager)
+}
+
+// createHeld validates and stores a new object whose name and namespace were admitted. The caller
+// holds the object's lock and saw no object of that name.
+func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
+	if svc, ok := obj.(*corev1.Service); ok {
+		release, err := s.admitService(contextBackground(), r, svc)
 		if err != nil {
 			return nil, err
 		}
-		if cur == nil {
-			break
-		}
-		if !generated || attempt+1 >= generateNameAttempts {
-			return nil, apierrors.NewAlreadyExists(r.gvr.GroupResource(), m.GetName())
-		}
+		defer release()
 	}
 	if err := s.validate(Create, r, obj, nil, m.GetName()); err != nil {
 		return nil, err
@@ -253,7 +281,17 @@ func (s *Server) createLocked(ctx context.Context, r *served, obj runtime.Object
 	if dry {
 		return encodeStored(r.resourceType, obj)
 	}
-	return s.commitLocked(r, watchcache.Added, obj)
+	return s.commit(r, watchcache.Added, obj, nil)
+}
+
+// alreadyExists is the apiserver's 409 for a create of a name that exists.
+func alreadyExists(r *served, name string) error {
+	return apierrors.NewAlreadyExists(r.gvr.GroupResource(), name)
+}
+
+// conflict is the apiserver's 409 for a write made against a version that is no longer stored.
+func conflict(r *served, name string) error {
+	return apierrors.NewConflict(r.gvr.GroupResource(), name, fmt.Errorf("%s", optimisticLockMessage))
 }
 
 // matchNamespace is the apiserver's EnsureObjectNamespaceMatchesRequestNamespace: an object

@@ -43,8 +43,9 @@ type FeedOptions struct {
 //
 // Concurrency: all methods are safe for concurrent use; Run runs once.
 type Feed struct {
-	cache *watchcache.Cache
-	src   *kube.Source
+	cache  *watchcache.Cache
+	src    *kube.Source
+	addErr error
 
 	once sync.Once
 	done chan struct{}
@@ -68,8 +69,7 @@ func NewFeed(client rest.Interface, opts FeedOptions) *Feed {
 		}
 	}
 	c := watchcache.New(co)
-	src := kube.New(client, c, kube.Options{
-		Resource:      opts.Resource,
+	src := kube.New(client, kube.Options{
 		Namespace:     opts.Namespace,
 		LabelSelector: opts.LabelSelector,
 		FieldSelector: opts.FieldSelector,
@@ -77,7 +77,9 @@ func NewFeed(client rest.Interface, opts FeedOptions) *Feed {
 		WatchList:     opts.WatchList,
 		Logger:        opts.Logger,
 	})
-	return &Feed{cache: c, src: src, done: make(chan struct{})}
+	// Add fails only for an empty or path-like resource name, or a nil cache; Run then reports it.
+	addErr := src.Add(opts.Resource, c)
+	return &Feed{cache: c, src: src, addErr: addErr, done: make(chan struct{})}
 }
 
 // Cache returns the watch cache the feed fills: List with limit/continue, any field selector
@@ -106,7 +108,10 @@ func (f *Feed) Run(ctx context.Context) {
 	}
 	f.cancel = cancel
 	f.mu.Unlock()
-	err := f.src.Run(ctx)
+	err := f.addErr
+	if err == nil {
+		err = f.src.Run(ctx)
+	}
 	f.cache.Stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		slog.Default().Error("informer: feed did not start", "err", err)

@@ -33,12 +33,18 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // discoveryAccepted checks the Accept header of a discovery request, answering 406 if it
-// admits no plain JSON.
-func discoveryAccepted(w http.ResponseWriter, r *http.Request) bool {
+// admits no plain JSON, in the words of the apiserver's endpoint: /apis and /apis/{group}
+// (aggregated: true) list media types, /api and the group-version documents list
+// representations (testdata/oracle/notacceptable-*.http).
+func discoveryAccepted(w http.ResponseWriter, r *http.Request, aggregated bool) bool {
 	if acceptsPlainJSON(r.Header.Get("Accept")) {
 		return true
 	}
-	writeStatus(w, notAcceptable("application/json"))
+	if aggregated {
+		writeStatus(w, onlyMediaTypes(objectRepresentations...))
+	} else {
+		writeStatus(w, notAcceptable(objectRepresentations...))
+	}
 	return false
 }
 
@@ -80,7 +86,7 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 
 // serveAPIVersions answers /api.
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
-	if !discoveryAccepted(w, r) {
+	if !discoveryAccepted(w, r, false) {
 		return
 	}
 	v := metav1.APIVersions{
@@ -116,7 +122,7 @@ func (g *apiGroup) describe() metav1.APIGroup {
 
 // serveGroupList answers /apis.
 func (s *Server) serveGroupList(w http.ResponseWriter, r *http.Request) {
-	if !discoveryAccepted(w, r) {
+	if !discoveryAccepted(w, r, true) {
 		return
 	}
 	l := metav1.APIGroupList{
@@ -146,7 +152,7 @@ func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request, name string)
 		writeStatus(w, notFound())
 		return
 	}
-	if !discoveryAccepted(w, r) {
+	if !discoveryAccepted(w, r, true) {
 		return
 	}
 	d.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
@@ -160,7 +166,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 		writeStatus(w, notFound())
 		return
 	}
-	if !discoveryAccepted(w, r) {
+	if !discoveryAccepted(w, r, false) {
 		return
 	}
 	l := metav1.APIResourceList{

@@ -55,9 +55,9 @@ type request struct {
 // order (406 before 400). A get (a named request without watch) reads only resourceVersion and
 // fieldSelector, as the apiserver decodes only GetOptions for it.
 func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string) (*request, bool) {
-	out, ok := negotiate(r.Header.Get("Accept"))
-	if !ok {
-		writeStatus(w, notAcceptable("application/json", "application/json;as=Table;v=v1;g=meta.k8s.io"))
+	out, why := negotiate(r.Header.Get("Accept"))
+	if why != 0 {
+		writeStatus(w, notAcceptableFor(why, name == ""))
 		return nil, false
 	}
 	q := r.URL.Query()
@@ -142,6 +142,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		w.WriteHeader(http.StatusOK)
 		bw := bufio.NewWriterSize(w, bodyBuffer)
 		t := s.newTable(req)
+		t.forList(page.Items)
 		t.writeHead(bw, meta, true)
 		for _, item := range page.Items {
 			t.writeRow(bw, item)

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // format is the representation a response is written in.
@@ -77,31 +79,64 @@ func (m mediaRange) jsonType() bool {
 	return m.typ == "application/json" || m.typ == "application/*" || m.typ == "*/*"
 }
 
+// refusal says why negotiation found nothing to serve, which decides the wording of the 406.
+type refusal uint8
+
+const (
+	// noMediaType: no media range admits JSON (application/xml, protobuf only, ...).
+	noMediaType refusal = iota + 1
+	// noConversion: a media range admits JSON but asks for a form of it (as=, g=, v=) that is not
+	// served, e.g. `as=Table;v=v2`.
+	noConversion
+)
+
 // negotiate picks the representation of a resource response (list, get, watch): plain JSON, a
 // Table when kubectl asks for one (`application/json;as=Table;v=v1;g=meta.k8s.io`), or metadata
 // only (`application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`, also v1beta1).
 // Other encodings (protobuf, YAML, CBOR) are skipped, so a client that lists JSON as a fallback —
-// client-go always does — gets JSON. An empty header is JSON.
-func negotiate(header string) (output, bool) {
+// client-go always does — gets JSON. An empty header is JSON. When nothing can be served, the
+// refusal says why.
+func negotiate(header string) (output, refusal) {
 	if strings.TrimSpace(header) == "" {
-		return output{format: formatJSON}, true
+		return output{format: formatJSON}, 0
 	}
+	why := noMediaType
 	for _, m := range parseAccept(header) {
 		if !m.jsonType() {
 			continue
 		}
+		why = noConversion
 		as := m.params["as"]
 		switch {
 		case as == "" && m.params["g"] == "" && m.params["v"] == "":
-			return output{format: formatJSON}, true
+			return output{format: formatJSON}, 0
 		case as == "Table" && m.params["g"] == "meta.k8s.io" && (m.params["v"] == "v1" || m.params["v"] == "v1beta1"):
-			return output{format: formatTable, metaVersion: m.params["v"]}, true
+			return output{format: formatTable, metaVersion: m.params["v"]}, 0
 		case (as == "PartialObjectMetadata" || as == "PartialObjectMetadataList") && m.params["g"] == "meta.k8s.io" &&
 			(m.params["v"] == "v1" || m.params["v"] == "v1beta1"):
-			return output{format: formatMeta, metaVersion: m.params["v"], as: as}, true
+			return output{format: formatMeta, metaVersion: m.params["v"], as: as}, 0
 		}
 	}
-	return output{}, false
+	return output{}, why
+}
+
+// Media types listed in a 406, as the apiserver lists its own: a collection's path also serves
+// watch streams, an object's does not (testdata/oracle/notacceptable-*.http).
+var (
+	objectRepresentations     = []string{"application/json"}
+	collectionRepresentations = []string{"application/json", "application/json;stream=watch"}
+)
+
+// notAcceptableFor is the 406 of a refusal: for a media type not served, the representations the
+// endpoint serves (collection: a list or watch path); for a form of JSON not served, the media types.
+func notAcceptableFor(why refusal, collection bool) *apierrors.StatusError {
+	if why == noConversion {
+		return onlyMediaTypes("application/json")
+	}
+	if collection {
+		return notAcceptable(collectionRepresentations...)
+	}
+	return notAcceptable(objectRepresentations...)
 }
 
 // acceptsPlainJSON reports whether a discovery request admits a plain JSON document. kubectl and

@@ -1,6 +1,8 @@
 package kubeapi
 
 import (
+	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -26,13 +29,18 @@ func GenericPrinter() *Printer {
 		},
 		Row: func(obj []byte, _ time.Time) metav1.TableRow {
 			m := gjson.GetBytes(obj, "metadata")
-			created := "0001-01-01T00:00:00Z" // metav1.Time{} formatted, as the convertor does
-			if t, ok := timestamp(m.Get("creationTimestamp")); ok {
-				created = t.UTC().Format(time.RFC3339)
-			}
-			return metav1.TableRow{Cells: []any{m.Get("name").String(), created}}
+			return metav1.TableRow{Cells: []any{m.Get("name").String(), createdAt(m)}}
 		},
 	}
+}
+
+// createdAt is a creation time as the apiserver's table convertors print it: RFC 3339 in UTC,
+// metav1.Time{} formatted ("0001-01-01T00:00:00Z") when there is none.
+func createdAt(meta gjson.Result) string {
+	if t, ok := timestamp(meta.Get("creationTimestamp")); ok {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return "0001-01-01T00:00:00Z"
 }
 
 // ConfigMapPrinter prints configmaps as kubectl shows them: NAME, DATA, AGE.
@@ -163,4 +171,286 @@ func formatLabels(m gjson.Result) string {
 		b.WriteString(k + "=" + vals[k])
 	}
 	return b.String()
+}
+
+func secretPrinter() *Printer {
+	doc := corev1.Secret{}.SwaggerDoc()
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Type", Type: "string", Description: doc["type"]},
+			{Name: "Data", Type: "string", Description: doc["data"]},
+			ageColumn,
+		},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			var meta, typ gjson.Result
+			n := int64(0)
+			gjson.ParseBytes(obj).ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "metadata":
+					meta = v
+				case "type":
+					typ = v
+				case "data":
+					v.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+				}
+				return true
+			})
+			return metav1.TableRow{Cells: []any{meta.Get("name").String(), typ.String(), n, age(meta.Get("creationTimestamp"), now)}}
+		},
+	}
+}
+
+// nameAgePrinter prints Name and Age, the columns of ServiceAccounts.
+func nameAgePrinter() *Printer {
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{nameColumn, ageColumn},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			m := gjson.GetBytes(obj, "metadata")
+			return metav1.TableRow{Cells: []any{m.Get("name").String(), age(m.Get("creationTimestamp"), now)}}
+		},
+	}
+}
+
+func endpointsPrinter() *Printer {
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Endpoints", Type: "string", Description: corev1.Endpoints{}.SwaggerDoc()["subsets"]},
+			ageColumn,
+		},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			var meta, subsets gjson.Result
+			gjson.ParseBytes(obj).ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "metadata":
+					meta = v
+				case "subsets":
+					subsets = v
+				}
+				return true
+			})
+			return metav1.TableRow{Cells: []any{meta.Get("name").String(), formatEndpoints(subsets.Array()), age(meta.Get("creationTimestamp"), now)}}
+		},
+	}
+}
+
+// formatEndpoints lists the first three addresses (ip:port for each port of a subset, the bare ip
+// for a subset without ports) and how many more there are.
+func formatEndpoints(subsets []gjson.Result) string {
+	if len(subsets) == 0 {
+		return "<none>"
+	}
+	const max = 3
+	var list []string
+	count := 0
+	add := func(s string) {
+		if len(list) < max {
+			list = append(list, s)
+		}
+	}
+	for _, ss := range subsets {
+		addrs := ss.Get("addresses").Array()
+		ports := ss.Get("ports").Array()
+		if len(ports) == 0 {
+			count += len(addrs)
+			for _, a := range addrs {
+				add(a.Get("ip").String())
+			}
+			continue
+		}
+		for _, p := range ports {
+			count += len(addrs)
+			for _, a := range addrs {
+				add(net.JoinHostPort(a.Get("ip").String(), strconv.FormatInt(p.Get("port").Int(), 10)))
+			}
+		}
+	}
+	ret := strings.Join(list, ",")
+	if count > max {
+		return fmt.Sprintf("%s + %d more...", ret, count-max)
+	}
+	return ret
+}
+
+func eventPrinter() *Printer {
+	doc := corev1.Event{}.SwaggerDoc()
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			{Name: "Last Seen", Type: "string", Description: doc["lastTimestamp"]},
+			{Name: "Type", Type: "string", Description: doc["type"]},
+			{Name: "Reason", Type: "string", Description: doc["reason"]},
+			{Name: "Object", Type: "string", Description: doc["involvedObject"]},
+			{Name: "Subobject", Type: "string", Priority: 1, Description: corev1.ObjectReference{}.SwaggerDoc()["fieldPath"]},
+			{Name: "Source", Type: "string", Priority: 1, Description: doc["source"]},
+			{Name: "Message", Type: "string", Description: doc["message"]},
+			{Name: "First Seen", Type: "string", Priority: 1, Description: doc["firstTimestamp"]},
+			{Name: "Count", Type: "string", Priority: 1, Description: doc["count"]},
+			{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: objectMetaDoc["name"]},
+		},
+		Row: eventRow,
+	}
+}
+
+// eventRow prints a core/v1 Event: first seen from firstTimestamp, else eventTime; last seen from
+// the series, else lastTimestamp, else first seen; a singleton without a count counts 1.
+func eventRow(obj []byte, now time.Time) metav1.TableRow {
+	e := gjson.ParseBytes(obj)
+	meta := e.Get("metadata")
+	first := age(e.Get("firstTimestamp"), now)
+	if _, ok := timestamp(e.Get("firstTimestamp")); !ok {
+		first = age(e.Get("eventTime"), now)
+	}
+	last := age(e.Get("lastTimestamp"), now)
+	if _, ok := timestamp(e.Get("lastTimestamp")); !ok {
+		last = first
+	}
+	count := e.Get("count").Int()
+	if series := e.Get("series"); present(series) {
+		last = age(series.Get("lastObservedTime"), now)
+		count = series.Get("count").Int()
+	} else if count == 0 {
+		count = 1
+	}
+	involved := e.Get("involvedObject")
+	target := strings.ToLower(involved.Get("kind").String())
+	if name := involved.Get("name").String(); name != "" {
+		target += "/" + name
+	}
+	component := firstNonEmpty(e.Get("source.component").String(), e.Get("reportingComponent").String())
+	source := component
+	if instance := firstNonEmpty(e.Get("source.host").String(), e.Get("reportingInstance").String()); instance != "" {
+		source = component + ", " + instance
+	}
+	return metav1.TableRow{Cells: []any{
+		last, e.Get("type").String(), e.Get("reason").String(), target, involved.Get("fieldPath").String(), source,
+		strings.TrimSpace(e.Get("message").String()), first, count, meta.Get("name").String(),
+	}}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// accessModes abbreviates access modes in a fixed order, each once: RWO, ROX, RWX, RWOP.
+func accessModes(modes gjson.Result) string {
+	has := map[string]bool{}
+	for _, m := range modes.Array() {
+		has[m.String()] = true
+	}
+	var out []string
+	for _, m := range [...]struct{ mode, short string }{
+		{"ReadWriteOnce", "RWO"}, {"ReadOnlyMany", "ROX"}, {"ReadWriteMany", "RWX"}, {"ReadWriteOncePod", "RWOP"},
+	} {
+		if has[m.mode] {
+			out = append(out, m.short)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// quantity prints a resource quantity in its canonical form ("2000000000" is "2G"); a missing
+// quantity is "0".
+func quantity(v gjson.Result) string {
+	if !present(v) {
+		return "0"
+	}
+	q, err := apiresource.ParseQuantity(v.String())
+	if err != nil {
+		return v.String()
+	}
+	return q.String()
+}
+
+// storageClass is the class of a volume or claim: the beta annotation when it is set (even to ""),
+// else spec.storageClassName.
+func storageClass(meta, spec gjson.Result) string {
+	if a := meta.Get(`annotations.volume\.beta\.kubernetes\.io/storage-class`); a.Exists() {
+		return a.String()
+	}
+	return spec.Get("storageClassName").String()
+}
+
+// orUnset is an optional string, "<unset>" when it is not set.
+func orUnset(v gjson.Result) string {
+	if !present(v) {
+		return "<unset>"
+	}
+	return v.String()
+}
+
+func persistentVolumePrinter() *Printer {
+	spec, status := corev1.PersistentVolumeSpec{}.SwaggerDoc(), corev1.PersistentVolumeStatus{}.SwaggerDoc()
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Capacity", Type: "string", Description: spec["capacity"]},
+			{Name: "Access Modes", Type: "string", Description: spec["accessModes"]},
+			{Name: "Reclaim Policy", Type: "string", Description: spec["persistentVolumeReclaimPolicy"]},
+			{Name: "Status", Type: "string", Description: status["phase"]},
+			{Name: "Claim", Type: "string", Description: spec["claimRef"]},
+			{Name: "StorageClass", Type: "string", Description: "StorageClass of the pv"},
+			{Name: "VolumeAttributesClass", Type: "string", Description: "VolumeAttributesClass of the pv"},
+			{Name: "Reason", Type: "string", Description: status["reason"]},
+			ageColumn,
+			{Name: "VolumeMode", Type: "string", Priority: 1, Description: spec["volumeMode"]},
+		},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			meta, spec, status := sections(obj)
+			claim := ""
+			if ref := spec.Get("claimRef"); present(ref) {
+				claim = ref.Get("namespace").String() + "/" + ref.Get("name").String()
+			}
+			phase := status.Get("phase").String()
+			if present(meta.Get("deletionTimestamp")) {
+				phase = "Terminating"
+			}
+			return metav1.TableRow{Cells: []any{
+				meta.Get("name").String(), quantity(spec.Get("capacity.storage")), accessModes(spec.Get("accessModes")),
+				spec.Get("persistentVolumeReclaimPolicy").String(), phase, claim, storageClass(meta, spec),
+				orUnset(spec.Get("volumeAttributesClassName")), status.Get("reason").String(),
+				age(meta.Get("creationTimestamp"), now), orUnset(spec.Get("volumeMode")),
+			}}
+		},
+	}
+}
+
+func persistentVolumeClaimPrinter() *Printer {
+	spec, status := corev1.PersistentVolumeClaimSpec{}.SwaggerDoc(), corev1.PersistentVolumeClaimStatus{}.SwaggerDoc()
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Status", Type: "string", Description: status["phase"]},
+			{Name: "Volume", Type: "string", Description: spec["volumeName"]},
+			{Name: "Capacity", Type: "string", Description: status["capacity"]},
+			{Name: "Access Modes", Type: "string", Description: status["accessModes"]},
+			{Name: "StorageClass", Type: "string", Description: "StorageClass of the pvc"},
+			{Name: "VolumeAttributesClass", Type: "string", Description: "VolumeAttributesClass of the pvc"},
+			ageColumn,
+			{Name: "VolumeMode", Type: "string", Priority: 1, Description: spec["volumeMode"]},
+		},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			meta, spec, status := sections(obj)
+			phase := status.Get("phase").String()
+			if present(meta.Get("deletionTimestamp")) {
+				phase = "Terminating"
+			}
+			volume := spec.Get("volumeName").String()
+			capacity, modes := "", ""
+			if volume != "" { // an unbound claim shows neither
+				modes = accessModes(status.Get("accessModes"))
+				capacity = quantity(status.Get("capacity.storage"))
+			}
+			return metav1.TableRow{Cells: []any{
+				meta.Get("name").String(), phase, volume, capacity, modes, storageClass(meta, spec),
+				orUnset(spec.Get("volumeAttributesClassName")), age(meta.Get("creationTimestamp"), now),
+				orUnset(spec.Get("volumeMode")),
+			}}
+		},
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -45,6 +46,17 @@ type ResourceInfo struct {
 	// Subresources are listed in discovery after the resource, as the apiserver lists
 	// "pods/status" (Name is the full "resource/subresource").
 	Subresources []metav1.APIResource
+	// Warning is the deprecation warning sent with every answer about the resource, as the
+	// apiserver's `Warning: 299 - "<text>"` header; "" means the built-in one of the group,
+	// version and resource (v1 endpoints and componentstatuses have one), if any.
+	Warning string
+}
+
+// builtinWarnings are the deprecation warnings kube-apiserver 1.37.2 sends for the listable
+// built-in resources (testdata/oracle/warnings.txt).
+var builtinWarnings = map[schema.GroupVersionResource]string{
+	{Version: "v1", Resource: "endpoints"}:         "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+	{Version: "v1", Resource: "componentstatuses"}: "v1 ComponentStatus is deprecated in v1.19+",
 }
 
 // GroupVersion returns the apiVersion of the resource's objects: "v1" for the core group,
@@ -86,6 +98,9 @@ func (i ResourceInfo) withDefaults() (ResourceInfo, error) {
 	if i.Printer == nil {
 		i.Printer = GenericPrinter()
 	}
+	if i.Warning == "" {
+		i.Warning = builtinWarnings[schema.GroupVersionResource{Group: i.Group, Version: i.Version, Resource: i.Resource}]
+	}
 	i.ShortNames = append([]string(nil), i.ShortNames...)
 	i.Categories = append([]string(nil), i.Categories...)
 	i.Verbs = append([]string(nil), i.Verbs...)
@@ -105,8 +120,7 @@ func (i ResourceInfo) checkCache(c *watchcache.Cache) error {
 // CoreResources returns the descriptions of common core/v1 resources — pods, nodes, namespaces,
 // configmaps, secrets, services, endpoints, events, serviceaccounts, persistentvolumes,
 // persistentvolumeclaims — with their kinds, scope, short names and categories as a
-// kube-apiserver 1.37 advertises them, and Table printers for pods, nodes, namespaces, configmaps
-// and services.
+// kube-apiserver 1.37 advertises them, and their Table printers (PrinterFor).
 // The slice is new on every call.
 func CoreResources() []ResourceInfo {
 	core := func(resource, kind string, namespaced bool, short []string, categories ...string) ResourceInfo {
@@ -129,18 +143,7 @@ func CoreResources() []ResourceInfo {
 		core("persistentvolumeclaims", "PersistentVolumeClaim", true, []string{"pvc"}),
 	}
 	for i := range rs {
-		switch rs[i].Resource {
-		case "pods":
-			rs[i].Printer = PodPrinter()
-		case "nodes":
-			rs[i].Printer = NodePrinter()
-		case "namespaces":
-			rs[i].Printer = NamespacePrinter()
-		case "configmaps":
-			rs[i].Printer = ConfigMapPrinter()
-		case "services":
-			rs[i].Printer = ServicePrinter()
-		}
+		rs[i].Printer, _ = PrinterFor("", rs[i].Resource)
 	}
 	return rs
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -69,7 +70,7 @@ type Server struct {
 	openapi *openAPISet
 }
 
-// apiGroup is one API group and its versions, in registration order (the first is preferred).
+// apiGroup is one API group and its versions, by version priority (the first is preferred).
 type apiGroup struct {
 	name     string
 	versions []*groupVersion
@@ -140,6 +141,12 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 	if gv == nil {
 		gv = &groupVersion{group: info.Group, version: info.Version, byName: map[string]*resource{}}
 		g.versions = append(g.versions, gv)
+		// Discovery lists a group's versions by the apiserver's priority, the first preferred:
+		// GA before beta before alpha, higher numbers first (v10, v2, v1, v2beta1, v1beta1, v1alpha1;
+		// testdata/oracle/discovery-version-priority.http).
+		slices.SortStableFunc(g.versions, func(a, b *groupVersion) int {
+			return version.CompareKubeAwareVersionStrings(b.version, a.version)
+		})
 	}
 	if _, dup := gv.byName[info.Resource]; dup {
 		return fmt.Errorf("kubeapi: %s is already registered in %s", info.Resource, info.GroupVersion())
@@ -301,6 +308,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 	if res == nil || namespace == "." || namespace == ".." || name == "." || name == ".." {
 		writeStatus(w, notFound())
 		return
+	}
+	if res.info.Warning != "" { // on every answer, errors included, as the apiserver sends it
+		w.Header().Add("Warning", `299 - "`+res.info.Warning+`"`)
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")

@@ -81,8 +81,22 @@ func methodNotAllowed() *apierrors.StatusError {
 	}}
 }
 
-// notAcceptable is the 406 for an Accept header this server cannot satisfy.
-func notAcceptable(accepted ...string) *apierrors.StatusError {
+// notAcceptable is the apiserver's 406 for an Accept header that names no media type the endpoint
+// serves: the representations it serves, and empty details (testdata/oracle/notacceptable-xml.http).
+func notAcceptable(representations ...string) *apierrors.StatusError {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotAcceptable,
+		Reason:  metav1.StatusReason("NotAcceptable"),
+		Message: "406: Not Acceptable\n\nAvailable representations: " + strings.Join(representations, ", "),
+		Details: &metav1.StatusDetails{},
+	}}
+}
+
+// onlyMediaTypes is the apiserver's 406 for a media type it serves asked in a form it does not
+// (`as=Table;v=v2`), and the aggregated discovery endpoints' 406: no details
+// (testdata/oracle/notacceptable-table-v2.http).
+func onlyMediaTypes(accepted ...string) *apierrors.StatusError {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusNotAcceptable,

@@ -21,6 +21,10 @@ type Printer struct {
 	// is ignored. obj is the stored JSON (read it, e.g. with gjson; never modify it); now is the
 	// time ages are measured against.
 	Row func(obj []byte, now time.Time) metav1.TableRow
+	// ListRow, when set, returns the row function of one list's objects (a page), for a printer
+	// whose rows depend on the whole list: a StorageClass list marks its effective default
+	// class. A get and a watch event are printed with Row. nil: every object is printed with Row.
+	ListRow func(items [][]byte) func(obj []byte, now time.Time) metav1.TableRow
 }
 
 var objectMetaDoc = metav1.ObjectMeta{}.SwaggerDoc()
@@ -77,6 +81,15 @@ type table struct {
 	include string // includeObject: "" (= Metadata), None, Metadata, Object
 	now     time.Time
 	rows    int
+	// row prints one object: the Printer's Row, or the function its ListRow returned for a list.
+	row func(obj []byte, now time.Time) metav1.TableRow
+}
+
+// forList prints the rows of a list's items with the Printer's ListRow, when it has one.
+func (t *table) forList(items [][]byte) {
+	if p := t.res.info.Printer; p.ListRow != nil {
+		t.row = p.ListRow(items)
+	}
 }
 
 // checkInclude validates the includeObject parameter as the apiserver's asTable does.
@@ -111,7 +124,11 @@ func (t *table) writeRow(bw *bufio.Writer, obj []byte) {
 		bw.WriteByte(',')
 	}
 	t.rows++
-	row := t.res.info.Printer.Row(obj, t.now)
+	print := t.row
+	if print == nil {
+		print = t.res.info.Printer.Row
+	}
+	row := print(obj, t.now)
 	cells, err := json.Marshal(row.Cells)
 	if err != nil {
 		cells = []byte("[]")

@@ -7,7 +7,8 @@
 # The modules: the root (the core, apistatus, kubeapi, source/kube, the suites) and those that need
 # what a module embedding the core must not get: source/etcd (etcd's client; etcd's server in its
 # tests), cmd/watchcache (source/etcd; etcd's server in its tests), ctrlcache (controller-runtime),
-# bench and storagetest (k8s.io/apiserver, etcd's server), internal/embedcheck (a module importing
+# bench and storagetest (k8s.io/apiserver, etcd's server), promcollector (prometheus/client_golang),
+# internal/embedcheck (a module importing
 # only watchcache and source/kube; internal/depcheck asserts its `go list -m all`). Each is tested
 # as its own go.mod resolves it (GOWORK=off), not through go.work, which merges every module's
 # requirements.
@@ -36,6 +37,10 @@ if [ "${CTRLCACHE:-1}" != "0" ]; then module ctrlcache; fi
 module internal/embedcheck
 # encryption reads values encrypted at rest through k8s.io/apiserver's transformers.
 module encryption
+# examples/operator: a controller-runtime operator over a CRD, tested against fake.Environment.
+module examples/operator
+# promcollector exports caches' and sources' figures through prometheus/client_golang.
+module promcollector
 # bench's tests check that the peers it measures agree (ours, client-go's Indexer, etcd, the
 # apiserver's cacher). Without -race for the reason given for storagetest below: the race build of
 # k8s.io/apiserver adds minutes on 2 cores. 36 s of CPU (113 s on a shared, loaded machine).

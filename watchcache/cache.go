@@ -42,6 +42,9 @@ type Cache struct {
 
 	watchers  watcherSet
 	selectors selectorMemo
+
+	// applied and replaced count the events applied and the re-lists, for Stats.
+	applied, replaced uint64
 }
 
 // New returns an empty cache. It answers reads only after its first Replace (rule 3.6: Pending
@@ -151,6 +154,7 @@ func (c *Cache) Apply(ev Event) error {
 // clock. The snapshot at rv is published now only if publishEvery events are pending; otherwise
 // the first reader that needs it publishes it (current), or an Exact read overlays it (viewAt).
 func (c *Cache) commitLocked(rv uint64, ch *change) {
+	c.applied++
 	c.work.rv = rv
 	e := c.pub.commit(c.work, ch, c.opts.Now(), c.opts.WindowEvents, c.opts.WindowAge)
 	// Queue to watchers before the RV moves: a watcher that reads queuedRV for a bookmark then
@@ -257,6 +261,7 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	c.labels.Store(sets)
 	c.work = st
 	c.pub.reset(st.snapshot(), rv, c.opts.Now())
+	c.replaced++
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
 	c.watchers.closeAll(ErrRelisted)

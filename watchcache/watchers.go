@@ -12,6 +12,8 @@ type watcherSet struct {
 	byNS   map[string]map[*watcher]struct{}
 	byTrig map[index.Spec]map[string]map[*watcher]struct{}
 	n      int
+	// behind counts the watchers closed because they fell behind (ErrWatcherBehind).
+	behind uint64
 }
 
 func (s *watcherSet) init() {
@@ -132,6 +134,7 @@ func (s *watcherSet) dispatch(c *Cache, e entry) {
 				continue
 			}
 			if !w.in.push(ev, now, budget) {
+				s.behind++
 				s.closeLocked(w, ErrWatcherBehind, true)
 			}
 		}

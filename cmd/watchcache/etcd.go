@@ -15,7 +15,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/watchcache/watchcache/encryption"
 	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/selection"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -35,8 +37,9 @@ const (
 // etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver (protobuf,
 // CBOR or JSON values), read by source/etcd — a paged range read of each resource's prefix, then a
 // watch from its revision with progress notifications as bookmarks. It serves every built-in
-// resource (source/etcd.Builtin), or those --resources names; Load logs the prefixes etcd holds
-// that it does not serve.
+// resource (source/etcd.Builtin) and the custom resources of the Established CRDs etcd holds at
+// start (at their storage version, with their selectableFields), or those --resources names; Load
+// logs the prefixes etcd holds that it does not serve.
 //
 // Load starts the etcd source (which lists and then watches) and returns once every cache has its
 // first list; Run waits for ctx and stops it. Close releases the source and the client whether or
@@ -44,12 +47,18 @@ const (
 type etcdFeed struct {
 	cli       *clientv3.Client
 	src       *etcdsource.Source
-	prefix    string                // --etcd-prefix
-	resources []etcdsource.Resource // served, in discovery order
+	prefix    string                       // --etcd-prefix
+	resources []etcdsource.Resource        // served, in discovery order
+	schemas   map[string]*selection.Schema // of the custom resources, by cacheKey
 	log       *slog.Logger
+	transform func(context.Context, string, []byte) ([]byte, error) // the source's, for CRDs
+	crdRev    int64                                                 // etcd's revision when the CRDs were read
+	narrowed  bool                                                  // --resources was given: no CRD is followed
+	dynamic   map[string]*followed                                  // custom resources added while serving, by cacheKey; under mu
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // stops the source started by Load
+	runCtx context.Context    // the source's context, which Close ends
 	done   chan error         // the source's result; nil before Load
 	wg     sync.WaitGroup     // the source's goroutines
 	closed bool
@@ -61,6 +70,7 @@ type etcdFlags struct {
 	caFile, certFile, keyFile string
 	resources                 string // --resources: comma-separated; "" means all
 	kubeconfig                string // --kubeconfig: a live cluster instead of etcd
+	encryptionConfig          string // --encryption-provider-config: values encrypted at rest
 }
 
 // etcdOnlyFlags are the flags that only --etcd-endpoints reads.
@@ -75,9 +85,9 @@ func addEtcdFlags(fs *flag.FlagSet, f *etcdFlags) {
 	fs.StringVar(&f.resources, "resources", "", "comma-separated resources to serve, as kubectl names them (pods, deploy, deployments.apps, ev); empty: every built-in resource")
 }
 
-// selectResources returns the built-in resources the --resources list names (all for "").
-func selectResources(list string) ([]etcdsource.Resource, error) {
-	return pick(etcdsource.Builtin(), list, "is not a built-in resource (e.g. pods, deployments.apps, ev)",
+// selectResources returns the resources of all that the --resources list names (all for "").
+func selectResources(all []etcdsource.Resource, list string) ([]etcdsource.Resource, error) {
+	return pick(all, list, "is neither a built-in resource (e.g. pods, deployments.apps, ev) nor a custom resource of a CRD in etcd",
 		func(r etcdsource.Resource) (string, string, string, []string) {
 			return r.Resource, r.Group, r.Kind, r.ShortNames
 		})
@@ -134,10 +144,6 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 	if !strings.HasPrefix(pathPrefix, "/") || path.Clean(pathPrefix) != pathPrefix || pathPrefix == "/" {
 		return nil, fmt.Errorf("--etcd-prefix %q: want a clean absolute path such as /registry", pathPrefix)
 	}
-	resources, err := selectResources(ef.resources)
-	if err != nil {
-		return nil, err
-	}
 	cli, err := etcdsource.NewClient(etcdsource.ClientConfig{
 		Endpoints: eps,
 		CAFile:    ef.caFile, CertFile: ef.certFile, KeyFile: ef.keyFile,
@@ -147,12 +153,50 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	log = log.With("source", "etcd")
+	opts := etcdsource.Options{PathPrefix: pathPrefix, Logger: log}
+	if ef.encryptionConfig != "" {
+		// The transformers live as long as the process: KMS plugins' connections end with it.
+		tr, err := encryption.Load(context.Background(), ef.encryptionConfig, pathPrefix)
+		if err != nil {
+			cli.Close()
+			return nil, fmt.Errorf("--encryption-provider-config: %w", err)
+		}
+		opts.Transform = tr.Transform
+	}
+	// The custom resources of the CRDs etcd holds now; follow serves those of CRDs created later.
+	ctx, cancel := context.WithTimeout(context.Background(), etcdCheckTimeout)
+	crs, crdRev, err := customResources(ctx, cli, pathPrefix, opts.Transform, log)
+	cancel()
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	all := etcdsource.Builtin()
+	schemas := map[string]*selection.Schema{}
+	for _, cr := range crs {
+		s, err := cr.schema()
+		if err != nil {
+			log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
+			continue
+		}
+		all = append(all, cr.Resource)
+		schemas[cacheKey(cr.Resource.Resource, cr.Group)] = s
+	}
+	resources, err := selectResources(all, ef.resources)
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
 	return &etcdFeed{
 		cli:       cli,
-		src:       etcdsource.New(cli, etcdsource.Options{PathPrefix: pathPrefix, Logger: log}),
+		src:       etcdsource.New(cli, opts),
 		prefix:    pathPrefix,
 		resources: resources,
+		schemas:   schemas,
 		log:       log,
+		transform: opts.Transform,
+		crdRev:    crdRev,
+		narrowed:  strings.TrimSpace(ef.resources) != "",
 	}, nil
 }
 
@@ -163,9 +207,7 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 			Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames, Categories: r.Categories,
 		}
-		if core, ok := kubeapi.CoreResource(r.Resource); ok && r.Group == "" {
-			out[i].Printer = core.Printer // Tables of pods, nodes, namespaces as kubectl shows them
-		}
+		out[i].Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
 	}
 	return out
 }
@@ -184,6 +226,9 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 		}
 	}
 	o.OnWait = f.src.WaitingFor
+	if s := f.schemas[cacheKey(o.Resource.Name, o.Resource.Group)]; s != nil {
+		o.Schema = s // metadata.name, metadata.namespace and the CRD's selectableFields
+	}
 }
 
 func (f *etcdFeed) Load(ctx context.Context, c caches) error {
@@ -208,7 +253,7 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 		return errors.New("etcd source closed")
 	}
 	rctx, stop := context.WithCancel(context.Background())
-	f.cancel, f.done = stop, make(chan error, 1)
+	f.cancel, f.done, f.runCtx = stop, make(chan error, 1), rctx
 	f.wg.Go(func() { f.done <- f.src.Run(rctx) })
 	f.mu.Unlock()
 
@@ -386,6 +431,9 @@ func (f *etcdFeed) Close() error {
 }
 
 func (f *etcdFeed) pathPrefix() string { return f.prefix }
+
+// stats are the source's counters, for the metrics.
+func (f *etcdFeed) stats() (string, any) { return "etcd", f.src.Stats() }
 
 // sortedKeys returns the keys of m in order, for stable log lines.
 func sortedKeys(m map[string]bool) []string {

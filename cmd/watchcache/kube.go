@@ -108,9 +108,7 @@ func listable(lists []*metav1.APIResourceList) []kubeapi.ResourceInfo {
 				Group: gv.Group, Version: gv.Version, Resource: r.Name, SingularName: r.SingularName, Kind: r.Kind,
 				Namespaced: r.Namespaced, ShortNames: r.ShortNames, Categories: r.Categories,
 			}
-			if core, ok := kubeapi.CoreResource(r.Name); ok && gv.Group == "" {
-				info.Printer = core.Printer
-			}
+			info.Printer, _ = kubeapi.PrinterFor(gv.Group, r.Name)
 			out = append(out, info)
 		}
 	}
@@ -139,17 +137,30 @@ func (f *kubeFeed) Load(ctx context.Context, c caches) error {
 		return errors.New("kube source closed")
 	}
 	f.cancel = cancel
+	// One source per group and version, feeding each of its resources.
+	byGV := map[string]*kubesource.Source{}
 	for _, info := range f.resources {
-		rc, err := f.client(info)
-		if err != nil {
-			f.mu.Unlock()
-			return err
+		gv := info.GroupVersion()
+		src := byGV[gv]
+		if src == nil {
+			rc, err := f.client(info)
+			if err != nil {
+				f.mu.Unlock()
+				return err
+			}
+			src = kubesource.New(rc, kubesource.Options{Logger: f.log.With("groupVersion", gv)})
+			byGV[gv] = src
+			f.srcs = append(f.srcs, src)
 		}
-		src := kubesource.New(rc, c[cacheKey(info.Resource, info.Group)], kubesource.Options{Resource: info.Resource, Logger: f.log.With("group", info.Group)})
-		f.srcs = append(f.srcs, src)
+		if err := src.Add(info.Resource, c[cacheKey(info.Resource, info.Group)]); err != nil {
+			f.mu.Unlock()
+			return fmt.Errorf("feed %s of %s: %w", info.Resource, gv, err)
+		}
+	}
+	for gv, src := range byGV {
 		f.wg.Go(func() {
 			if err := src.Run(rctx); err != nil {
-				f.log.Error("source stopped", "resource", info.Resource, "group", info.Group, "err", err)
+				f.log.Error("source stopped", "groupVersion", gv, "err", err)
 			}
 		})
 	}

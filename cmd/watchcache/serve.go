@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -18,10 +17,6 @@ import (
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
 )
-
-// shutdownTimeout bounds how long serve waits for requests in flight when it stops. Watches end
-// at once (their caches stop first); a list in flight takes milliseconds.
-const shutdownTimeout = 5 * time.Second
 
 // podIndexes are the indexes serve registers on pods: the apiserver's own (spec.nodeName, rule
 // 4.7), and a label index on app, the label most selectors of the generated cluster name.
@@ -45,6 +40,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&sf.etcdPrefix, "etcd-prefix", "/registry", "the kube-apiserver's --etcd-prefix (with --etcd-endpoints)")
 	addEtcdFlags(fs, &sf.etcd)
 	requestTimeout := fs.Duration("request-timeout", kubeapi.DefaultRequestTimeout, "the longest a list or get may take, a wait for the source included, before a 504 (as the kube-apiserver's --request-timeout)")
+	var sec safetyFlags
+	addSafetyFlags(fs, &sec)
 	logLevel := fs.String("log-level", "info", "log level: debug (logs every request), info, warn, error")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: watchcache serve [flags]\n\nServe the Kubernetes API from watch caches: a writable fake cluster (every built-in\nresource; create, update, patch, delete) seeded with a generated cluster, or the read path\nof what a kube-apiserver stores in etcd (--etcd-endpoints).\nPrints the server's URL as the first line of output.\n\nFlags:\n")
@@ -62,6 +59,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !sf.set["write-timeout"] {
+		sec.writeTimeout = *requestTimeout + time.Second
+	}
+	// Check the listen address, TLS and credentials before a long load.
+	front, err := newFront(*listen, sec, log)
+	if err != nil {
+		return err
+	}
+	if sec.encryptionConfig != "" {
+		if sf.etcdEndpoints == "" {
+			return errors.New("--encryption-provider-config needs --etcd-endpoints")
+		}
+		sf.etcd.encryptionConfig = sec.encryptionConfig
+	}
 	src, err := newSource(sf, log)
 	if err != nil {
 		return err
@@ -71,7 +82,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	// Bind first, so that a bad address fails before a long load.
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := front.listen(*listen)
 	if err != nil {
 		return err
 	}
@@ -79,6 +90,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	var handler http.Handler
 	var cs caches
+	var srv *kubeapi.Server // the façade serving a read-only source; nil for the writable fake
 	if g, ok := src.(*generated); ok {
 		// Serving its own data, serve is a writable fake cluster: every built-in resource, with
 		// the generated cluster stored through the fake.
@@ -98,8 +110,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		handler = f
 	} else {
-		var srv *kubeapi.Server
-		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout})
+		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout, MinRequestTimeout: sec.minRequestTimeout})
 		if err != nil {
 			return err
 		}
@@ -113,6 +124,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := src.Load(ctx, cs); err != nil {
 		return err
 	}
+	if fl, ok := src.(follower); ok && srv != nil {
+		fl.follow(ctx, srv)
+	}
 	for _, spec := range podIndexes {
 		if c, ok := cs["pods"]; ok {
 			if err := c.AddIndex(spec); err != nil {
@@ -121,56 +135,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	// Requests derive their context from base: cancelling it ends the watches in flight.
-	base, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
-	hs := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	url := "http://" + ln.Addr().String()
-	if _, err := fmt.Fprintln(stdout, url); err != nil {
-		return err
-	}
-	log.Info("serving", "url", url, "example", "kubectl --server "+url+" get pods -A --chunk-size=500")
-
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
-	runCtx, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	runErr := make(chan error, 1)
-	go func() { runErr <- src.Run(runCtx, cs) }()
-
-	// Whichever ends first, stop the rest; the channels are buffered, so a value read here is
-	// put back for the collection below.
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down")
-	case err := <-serveErr:
-		serveErr <- err
-	case err := <-runErr:
-		runErr <- err
-	}
-	var failure error
-	stopRun()
-	if err := <-runErr; err != nil {
-		failure = fmt.Errorf("source: %w", err)
-	}
-	cancelBase()
-	for _, c := range cs {
-		c.Stop()
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && failure == nil {
-		failure = fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && failure == nil {
-		failure = fmt.Errorf("serve: %w", err)
-	}
-	return failure
+	return front.serve(ctx, ln, handler, cs, src, stdout)
 }
 
 // build creates a cache per resource of the source and a server registering them.

@@ -17,7 +17,7 @@ var (
 	// ErrClientConfig: NewClient or ClientConfig.TLS was given no endpoint, half a client
 	// certificate, or TLS files that cannot be read.
 	ErrClientConfig = errors.New("etcd: invalid client configuration")
-	// ErrRunning: Add or Run was called on a source that is already running (Run may be called once).
+	// ErrRunning: Run was called twice, or Add after the context of Run ended.
 	ErrRunning = errors.New("etcd: source already running")
 	// ErrNoResources: Run was called before any Add.
 	ErrNoResources = errors.New("etcd: no resources added")

@@ -3,6 +3,7 @@ package etcd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -98,7 +99,7 @@ type progressRequester struct {
 	mu       sync.Mutex
 	md       metadata.MD         // the watches' outgoing metadata: a request must carry it to reach their stream
 	ctx      context.Context     // Run's watch context; nil while Run is not running
-	caches   []*watchcache.Cache // the source's caches, fixed once Run started
+	caches   []*watchcache.Cache // the source's caches; Add and Remove change it while Run runs
 	target   uint64
 	deadline time.Time
 	inFlight bool
@@ -124,6 +125,20 @@ func (p *progressRequester) start(ctx context.Context, caches []*watchcache.Cach
 	md, _ := metadata.FromOutgoingContext(ctx)
 	p.mu.Lock()
 	p.ctx, p.md, p.caches = ctx, md, caches
+	p.mu.Unlock()
+}
+
+// addCache adds a cache added while Run runs.
+func (p *progressRequester) addCache(c *watchcache.Cache) {
+	p.mu.Lock()
+	p.caches = append(slices.Clip(p.caches), c)
+	p.mu.Unlock()
+}
+
+// removeCache forgets a cache whose feed was removed.
+func (p *progressRequester) removeCache(c *watchcache.Cache) {
+	p.mu.Lock()
+	p.caches = slices.DeleteFunc(slices.Clone(p.caches), func(x *watchcache.Cache) bool { return x == c })
 	p.mu.Unlock()
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,10 +142,10 @@ type counters struct {
 
 // Source feeds watch caches from etcd prefixes, one watch per prefix over one client.
 //
-// Concurrency: Add must be called before Run; Run is called once. CurrentResourceVersion,
-// WaitingFor, RequestProgress, Unreadable, Health, Ready, Skips and Stats are safe for concurrent
-// use at any time. The caches are
-// written only by Run's goroutines; do not feed them from elsewhere while Run runs.
+// Concurrency: Run is called once. Add and Remove may be called before and while Run runs (a CRD
+// created or deleted while serving). CurrentResourceVersion, WaitingFor, RequestProgress,
+// Unreadable, Health, Ready, Skips and Stats are safe for concurrent use at any time. The caches
+// are written only by Run's goroutines; do not feed them from elsewhere while Run runs.
 type Source struct {
 	client *clientv3.Client
 	opts   Options
@@ -160,8 +161,12 @@ type Source struct {
 	health       health
 
 	mu      sync.Mutex
-	feeds   []*feed
+	feeds   []*feed // replaced, never modified in place, so a copy of the slice header may be read unlocked
 	running bool
+	runCtx  context.Context   // Run's context, nil before Run
+	ending  bool              // Run's context ended: Add refuses, Run waits for the feeds
+	feedsWG sync.WaitGroup    // the feeds' goroutines
+	retired map[string]uint64 // the skips of removed feeds, by reason, so that Skips still sums to Stats.Skipped
 }
 
 // feed is one resource: its etcd prefix and its cache. rev is owned by the feed's goroutine.
@@ -172,6 +177,9 @@ type feed struct {
 	log      *slog.Logger
 
 	rev uint64 // last etcd revision applied (event, progress or list); 0: a list is needed
+
+	cancel context.CancelFunc // ends the feed's goroutine; nil until Run starts it
+	done   chan struct{}      // closed when the feed's goroutine ends
 
 	skips skipLog // values skipped, by reason
 
@@ -211,12 +219,15 @@ func New(client *clientv3.Client, opts Options) *Source {
 // apiserver stores the resource (rule 6.1) — "pods", "minions" for nodes, "services/specs" for
 // services, "services/endpoints" for endpoints, "<group>/<resource>" for most other groups
 // (e.g. "deployments", "apiextensions.k8s.io/customresourcedefinitions", "<group>/<plural>" for CRs).
-// The cache must be new: the source lists into it with Replace before it watches.
+// The cache must be new: the source lists into it with Replace before it watches. Added while Run
+// runs, the feed starts at once: it lists, then watches, as the others did. Add fails with
+// ErrInvalidPrefix for an empty, unclean or duplicate prefix, and with ErrRunning once Run's
+// context has ended.
 func (s *Source) Add(resourcePrefix string, c *watchcache.Cache) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
-		return fmt.Errorf("add %q: %w", resourcePrefix, ErrRunning)
+	if s.ending {
+		return fmt.Errorf("add %q: %w (its context has ended)", resourcePrefix, ErrRunning)
 	}
 	p := path.Clean("/" + resourcePrefix)
 	if resourcePrefix == "" || p == "/" || p[1:] != resourcePrefix {
@@ -228,20 +239,66 @@ func (s *Source) Add(resourcePrefix string, c *watchcache.Cache) error {
 			return fmt.Errorf("%w: %q added twice", ErrInvalidPrefix, resourcePrefix)
 		}
 	}
-	s.feeds = append(s.feeds, &feed{
+	f := &feed{
 		resource: resourcePrefix,
 		prefix:   prefix,
 		cache:    c,
 		log:      s.log.With("resource", resourcePrefix, "prefix", prefix),
-	})
+	}
+	s.feeds = append(slices.Clip(s.feeds), f)
+	if s.running {
+		s.progress.addCache(c)
+		s.startLocked(f)
+	}
 	return nil
 }
 
-// Run lists and watches every added prefix until ctx ends, then returns nil. Failures of etcd are
-// logged and retried with backoff, never returned: a list is retried, a broken watch resumes from the
-// last revision, a compacted one re-lists. Run returns an error only when it cannot start: nothing was
-// added (ErrNoResources) or it was already called (ErrRunning). A feed whose cache was stopped
-// (Cache.Stop) ends; the others go on.
+// Remove stops feeding the cache of a resource prefix given to Add (a CRD deleted while serving)
+// and forgets the prefix, which may be added again with a new cache. When Remove returns, the
+// source no longer writes the cache; the caller may Stop it. Remove fails with ErrInvalidPrefix
+// for a prefix that was not added.
+func (s *Source) Remove(resourcePrefix string) error {
+	prefix := path.Join("/", s.opts.PathPrefix, resourcePrefix) + "/"
+	s.mu.Lock()
+	i := slices.IndexFunc(s.feeds, func(f *feed) bool { return f.prefix == prefix })
+	if i < 0 {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %q was not added", ErrInvalidPrefix, resourcePrefix)
+	}
+	f := s.feeds[i]
+	s.feeds = slices.Delete(slices.Clone(s.feeds), i, i+1)
+	s.mu.Unlock()
+	if f.cancel != nil {
+		f.cancel()
+		<-f.done
+	}
+	s.progress.removeCache(f.cache)
+	s.mu.Lock()
+	if s.retired == nil {
+		s.retired = map[string]uint64{}
+	}
+	f.skips.addTo(s.retired)
+	s.mu.Unlock()
+	f.log.Info("etcd: feed removed")
+	return nil
+}
+
+// startLocked starts f's goroutine under Run's context. s.mu is held and Run is running.
+func (s *Source) startLocked(f *feed) {
+	ctx, cancel := context.WithCancel(s.runCtx)
+	f.cancel, f.done = cancel, make(chan struct{})
+	s.feedsWG.Go(func() {
+		defer close(f.done)
+		defer cancel()
+		s.runFeed(ctx, f)
+	})
+}
+
+// Run lists and watches every added prefix until ctx ends, then returns nil once every feed has
+// ended. Failures of etcd are logged and retried with backoff, never returned: a list is retried, a
+// broken watch resumes from the last revision, a compacted one re-lists. Run returns an error only
+// when it cannot start: nothing was added (ErrNoResources) or it was already called (ErrRunning). A
+// feed whose cache was stopped (Cache.Stop) ends; the others go on, and Add may start more.
 //
 // When Run returns, the caches keep what they hold, at the revision reached; they stay Ready, so
 // reads at "0" or old RVs go on, while consistent reads wait for a revision they no longer reach and
@@ -256,25 +313,27 @@ func (s *Source) Run(ctx context.Context) error {
 		s.mu.Unlock()
 		return ErrNoResources
 	}
-	s.running = true
-	feeds := s.feeds
-	s.mu.Unlock()
-
-	caches := make([]*watchcache.Cache, len(feeds))
-	for i, f := range feeds {
+	s.running, s.runCtx = true, ctx
+	caches := make([]*watchcache.Cache, len(s.feeds))
+	for i, f := range s.feeds {
 		caches[i] = f.cache
 	}
+	// Under s.mu, so that a concurrent Add finds the requester started and its feed is started once.
 	s.progress.start(ctx, caches)
+	for _, f := range s.feeds {
+		s.startLocked(f)
+	}
+	s.mu.Unlock()
 	defer s.progress.stop()
-	var wg sync.WaitGroup
 	hctx, stopHealth := context.WithCancel(ctx)
 	defer stopHealth()
 	var hwg sync.WaitGroup
 	hwg.Go(func() { s.runHealth(hctx) })
-	for _, f := range feeds {
-		wg.Go(func() { s.runFeed(ctx, f) })
-	}
-	wg.Wait()
+	<-ctx.Done()
+	s.mu.Lock()
+	s.ending = true // no feedsWG.Go after this: Wait may start
+	s.mu.Unlock()
+	s.feedsWG.Wait()
 	stopHealth()
 	hwg.Wait()
 	return nil

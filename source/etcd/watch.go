@@ -280,6 +280,11 @@ func (s *Source) Skips() map[string]uint64 {
 	for _, f := range feeds {
 		f.skips.addTo(m)
 	}
+	s.mu.Lock()
+	for r, n := range s.retired {
+		m[r] += n
+	}
+	s.mu.Unlock()
 	s.historySkips.addTo(m)
 	return m
 }

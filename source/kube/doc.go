@@ -2,9 +2,12 @@
 // cache served over HTTP — with a reflector's semantics, keeping the objects as the raw JSON the
 // server sent.
 //
-// A Source lists the resource in pages (limit/continue, resourceVersion "" so the list is
-// consistent) and hands the items to Cache.Replace at the list's resourceVersion, then watches from
-// that resourceVersion with allowWatchBookmarks:
+// A Source reads one group and version through one client and feeds one cache per resource added
+// to it (New, then Add for each resource, then Run), as the etcd source feeds one cache per etcd
+// prefix; each resource has its own list and watch loop. For each, the source lists in pages
+// (limit/continue, resourceVersion "" so the list is consistent) and hands the items to
+// Cache.Replace at the list's resourceVersion, then watches from that resourceVersion with
+// allowWatchBookmarks:
 //
 //	server                                    cache
 //	list page(s) at RV N                      Replace(items, N)

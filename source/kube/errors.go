@@ -5,10 +5,13 @@ import "errors"
 // Errors of the source. Errors from the server and from the cache are wrapped with the request they
 // concern; test with errors.Is, or apierrors for the server's Status.
 var (
-	// ErrRunning: Run was called twice.
+	// ErrRunning: Run was called twice, or Add after Run.
 	ErrRunning = errors.New("kube: source already running")
-	// ErrNoResource: Options.Resource is empty.
-	ErrNoResource = errors.New("kube: no resource")
+	// ErrNoResources: Run was called before any Add.
+	ErrNoResources = errors.New("kube: no resources added")
+	// ErrInvalidResource: Add was given an empty resource name, a name with a '/', a nil cache, or
+	// a resource added before.
+	ErrInvalidResource = errors.New("kube: invalid resource")
 	// ErrMalformedResponse: a list response or a watch event that is not what the API returns
 	// (no items array, no object, an unknown event type, an unparseable resourceVersion).
 	ErrMalformedResponse = errors.New("kube: malformed response")

@@ -22,7 +22,10 @@ func Example() {
 		log.Fatal(err)
 	}
 	pods := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
-	src := kube.New(cs.CoreV1().RESTClient(), pods, kube.Options{Resource: "pods"})
+	src := kube.New(cs.CoreV1().RESTClient(), kube.Options{})
+	if err := src.Add("pods", pods); err != nil {
+		log.Fatal(err)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

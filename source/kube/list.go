@@ -21,7 +21,7 @@ import (
 // consistent read (resourceVersion unset, rule 1.8); continue tokens pin the other pages at its
 // resourceVersion (rule 2.8). If a token expires while paging (410, rule 2.9) the list starts over
 // without a limit, in one response, as client-go's pager does (FullListIfExpired).
-func (s *Source) list(ctx context.Context) (uint64, error) {
+func (s *feed) list(ctx context.Context) (uint64, error) {
 	start := time.Now()
 	limit := s.opts.PageSize
 	var (
@@ -46,12 +46,12 @@ func (s *Source) list(ctx context.Context) (uint64, error) {
 				limit, cont, items, rv, pages = 0, "", nil, 0, 0
 				continue
 			}
-			return 0, fmt.Errorf("kube: list %s (page %d): %w", s.opts.Resource, pages+1, err)
+			return 0, fmt.Errorf("kube: list %s (page %d): %w", s.resource, pages+1, err)
 		}
 		pages++
 		page, err := parseList(body)
 		if err != nil {
-			return 0, fmt.Errorf("kube: list %s (page %d): %w", s.opts.Resource, pages, err)
+			return 0, fmt.Errorf("kube: list %s (page %d): %w", s.resource, pages, err)
 		}
 		if rv == 0 {
 			rv = page.rv
@@ -65,7 +65,7 @@ func (s *Source) list(ctx context.Context) (uint64, error) {
 	if held := s.cache.ResourceVersion(); rv < held {
 		// A server behind the one the cache followed (another apiserver of an HA cluster, a restored
 		// etcd): replacing would move the cache's resourceVersion backwards under its readers.
-		return 0, fmt.Errorf("kube: list %s at resourceVersion %d: %w (the cache is at %d)", s.opts.Resource, rv, ErrListBehind, held)
+		return 0, fmt.Errorf("kube: list %s at resourceVersion %d: %w (the cache is at %d)", s.resource, rv, ErrListBehind, held)
 	}
 	if t := s.opts.Transform; t != nil {
 		for i, it := range items {
@@ -76,7 +76,7 @@ func (s *Source) list(ctx context.Context) (uint64, error) {
 		if errors.Is(err, rvclock.ErrStopped) {
 			return 0, err
 		}
-		return 0, fmt.Errorf("kube: replace %s at resourceVersion %d: %w", s.opts.Resource, rv, err)
+		return 0, fmt.Errorf("kube: replace %s at resourceVersion %d: %w", s.resource, rv, err)
 	}
 	s.stats.lists.Add(1)
 	s.log.Info("kube: listed", "resourceVersion", rv, "objects", len(items), "pages", pages, "elapsed", time.Since(start).Round(time.Millisecond))

@@ -67,7 +67,7 @@ func TestListBehindRefused(t *testing.T) {
 	if err := b.Replace(nil, a.rv+50); err != nil {
 		t.Fatal(err)
 	}
-	src := New(client, b, Options{Resource: "pods"})
+	src := testFeed(t, client, "pods", b, Options{})
 	_, err := src.list(context.Background())
 	if !errors.Is(err, ErrListBehind) {
 		t.Fatalf("list at %d into a cache at %d: %v, want ErrListBehind", a.rv, a.rv+50, err)

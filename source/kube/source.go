@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,14 +29,13 @@ const (
 	DefaultWatchTimeout = 5 * time.Minute
 )
 
-// Options configure a Source.
+// Options configure a Source: what it asks the server for, for every resource it feeds. The zero
+// value of every field is a sensible default.
 type Options struct {
-	// Resource is the plural resource name in the client's group and version, e.g. "pods". Required.
-	Resource string
-	// Namespace restricts the feed to one namespace; "" feeds all namespaces (or a cluster-scoped
+	// Namespace restricts the feeds to one namespace; "" feeds all namespaces (or a cluster-scoped
 	// resource).
 	Namespace string
-	// LabelSelector and FieldSelector restrict the feed, in the Kubernetes syntax; "" selects all.
+	// LabelSelector and FieldSelector restrict the feeds, in the Kubernetes syntax; "" selects all.
 	LabelSelector, FieldSelector string
 	// PageSize is the list page size; 0 means DefaultPageSize, negative means one unpaged list.
 	PageSize int64
@@ -48,13 +48,14 @@ type Options struct {
 	// Logger receives the source's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Transform, when set, rewrites each listed and watched object before the cache gets it (e.g.
-	// watchcache.StripManagedFields), so the cache stores its result. It runs on Run's goroutine.
+	// watchcache.StripManagedFields), so the cache stores its result. It runs on the goroutine of
+	// the object's resource; with several resources it runs concurrently and must be safe for it.
 	Transform watchcache.Transform
 	// WatchList makes the source start with a watch-list (KEP-3157: sendInitialEvents=true, the
 	// state streamed as ADDED events up to the bookmark annotated k8s.io/initial-events-end) instead
 	// of a paged list, as client-go's reflector does with the WatchListClient feature, so no list
 	// response is held in memory. A server that refuses it (400, 422, 403, 404, or a stream that
-	// ends before the bookmark) is listed instead, from then on.
+	// ends before the bookmark) is listed instead, from then on, for that resource.
 	WatchList bool
 }
 
@@ -77,7 +78,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Stats are counters of a Source since New.
+// Stats are counters of a Source since New, summed over its resources.
 type Stats struct {
 	// Lists is the number of completed (re)lists, each ending in a Cache.Replace.
 	Lists uint64
@@ -97,61 +98,116 @@ type counters struct {
 	lists, events, bookmarks, skipped, watches, expired atomic.Uint64
 }
 
-// Source feeds one cache from one resource of an API server.
+// Source feeds watch caches from resources of one group and version of an API server, one list and
+// watch loop per resource, as the etcd source feeds them from etcd prefixes.
 //
-// Concurrency: Run is called once; Stats is safe for concurrent use. The cache is written only by
-// Run; do not feed it from elsewhere while Run runs.
+// Concurrency: Add must be called before Run; Run is called once; Stats is safe for concurrent use
+// at any time. The caches are written only by Run's goroutines; do not feed them from elsewhere
+// while Run runs.
 type Source struct {
 	client rest.Interface
-	cache  *watchcache.Cache
 	opts   Options
-	log    *slog.Logger
 	stats  counters
 
 	mu      sync.Mutex
 	running bool
+	feeds   []*feed
+}
+
+// feed is one resource and its cache. Its fields after stats are owned by the feed's goroutine.
+type feed struct {
+	client   rest.Interface
+	resource string
+	cache    *watchcache.Cache
+	opts     Options
+	log      *slog.Logger
+	stats    *counters
 
 	rv          uint64 // last resourceVersion applied (list, event or bookmark); 0: a list is needed
 	noWatchList bool   // the server refused a watch-list: list instead
 	skipped     int    // objects skipped so far, to rate-limit the warnings
 }
 
-// New returns a source that feeds c from the resource opts.Resource served through client. The
-// cache must be new: the source lists into it with Replace before it watches.
-func New(client rest.Interface, c *watchcache.Cache, opts Options) *Source {
-	opts = opts.withDefaults()
-	log := opts.Logger.With("resource", opts.Resource)
-	if opts.Namespace != "" {
-		log = log.With("namespace", opts.Namespace)
-	}
-	return &Source{client: client, cache: c, opts: opts, log: log}
+// New returns a source reading through client, a REST client of one group and version (e.g.
+// kubernetes.Clientset.CoreV1().RESTClient(), or rest.RESTClientFor for any group). Add the
+// resources to feed, then Run it.
+func New(client rest.Interface, opts Options) *Source {
+	return &Source{client: client, opts: opts.withDefaults()}
 }
 
-// Run lists and watches until ctx ends or the cache is stopped, then returns nil. Failures of the
-// server are logged and retried with backoff, never returned; Run returns an error only when it
-// cannot start (ErrNoResource, ErrRunning). When Run returns, the cache keeps what it holds.
-func (s *Source) Run(ctx context.Context) error {
-	if s.opts.Resource == "" {
-		return ErrNoResource
+// Add registers a cache to feed from a resource of the client's group and version: its plural
+// name, e.g. "pods" or "deployments". The cache must be new: the source lists into it with Replace
+// before it watches. Add fails with ErrInvalidResource for an empty name, a name with a '/' and a
+// name added before, and with ErrRunning once Run was called.
+func (s *Source) Add(resource string, c *watchcache.Cache) error {
+	if resource == "" || strings.Contains(resource, "/") || c == nil {
+		return fmt.Errorf("%w: %q", ErrInvalidResource, resource)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return ErrRunning
+	}
+	for _, f := range s.feeds {
+		if f.resource == resource {
+			return fmt.Errorf("%w: %q added twice", ErrInvalidResource, resource)
+		}
+	}
+	log := s.opts.Logger.With("resource", resource)
+	if s.opts.Namespace != "" {
+		log = log.With("namespace", s.opts.Namespace)
+	}
+	s.feeds = append(s.feeds, &feed{client: s.client, resource: resource, cache: c, opts: s.opts, log: log, stats: &s.stats})
+	return nil
+}
+
+// Run lists and watches every added resource until ctx ends, then returns nil. Failures of the
+// server are logged and retried with backoff, never returned; Run returns an error only when it
+// cannot start: nothing was added (ErrNoResources) or it was already called (ErrRunning). A feed
+// whose cache was stopped (Cache.Stop) ends; the others go on. When Run returns, the caches keep
+// what they hold.
+func (s *Source) Run(ctx context.Context) error {
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()
 		return ErrRunning
 	}
+	if len(s.feeds) == 0 {
+		s.mu.Unlock()
+		return ErrNoResources
+	}
 	s.running = true
+	feeds := s.feeds
 	s.mu.Unlock()
 
+	if len(feeds) == 1 {
+		feeds[0].run(ctx)
+		return nil
+	}
+	var wg sync.WaitGroup
+	for _, f := range feeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.run(ctx)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// run lists and watches the feed's resource until ctx ends or its cache is stopped.
+func (s *feed) run(ctx context.Context) {
 	retry := backoff.New(s.opts.MinRetry, s.opts.MaxRetry)
 	for ctx.Err() == nil {
 		if s.rv == 0 && s.opts.WatchList && !s.noWatchList {
 			progressed, err := s.watchList(ctx)
 			switch {
 			case ctx.Err() != nil:
-				return nil
+				return
 			case errors.Is(err, rvclock.ErrStopped):
 				s.log.Info("kube: cache stopped; source ends")
-				return nil
+				return
 			case s.rv == 0 && watchListRefused(err):
 				s.log.Info("kube: watch-list refused; listing instead", "err", err)
 				s.noWatchList = true
@@ -175,10 +231,10 @@ func (s *Source) Run(ctx context.Context) error {
 			rv, err := s.list(ctx)
 			switch {
 			case ctx.Err() != nil:
-				return nil
+				return
 			case errors.Is(err, rvclock.ErrStopped):
 				s.log.Info("kube: cache stopped; source ends")
-				return nil
+				return
 			case err != nil:
 				s.log.Warn("kube: list failed; retrying", "err", err)
 				retry.Wait(ctx)
@@ -193,10 +249,10 @@ func (s *Source) Run(ctx context.Context) error {
 		}
 		switch {
 		case ctx.Err() != nil:
-			return nil
+			return
 		case errors.Is(err, rvclock.ErrStopped):
 			s.log.Info("kube: cache stopped; source ends")
-			return nil
+			return
 		case isExpired(err):
 			// The server no longer holds the history from s.rv (rule 5.3): re-list. Unlike the
 			// apiserver's cache (rule 3.6), which answers 429 until its re-list completes, the cache
@@ -214,7 +270,7 @@ func (s *Source) Run(ctx context.Context) error {
 			retry.Wait(ctx)
 		}
 	}
-	return nil
+	return
 }
 
 // Stats returns the source's counters.
@@ -235,9 +291,9 @@ func isExpired(err error) bool {
 	return err != nil && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err))
 }
 
-// request starts a GET of the resource with the source's scope and selectors, asking for JSON.
-func (s *Source) request() *rest.Request {
-	r := s.client.Get().Resource(s.opts.Resource).SetHeader("Accept", "application/json")
+// request starts a GET of the feed's resource with the source's scope and selectors, asking for JSON.
+func (s *feed) request() *rest.Request {
+	r := s.client.Get().Resource(s.resource).SetHeader("Accept", "application/json")
 	if s.opts.Namespace != "" {
 		r = r.Namespace(s.opts.Namespace)
 	}

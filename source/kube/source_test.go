@@ -69,9 +69,11 @@ func newDownstream(t *testing.T, client rest.Interface, opts Options) (*Source, 
 		Resource:    watchcache.Resource{Name: "pods", Namespaced: true},
 		WatchBuffer: 100_000,
 	})
-	opts.Resource = "pods"
 	opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	src := New(client, b, opts)
+	src := New(client, opts)
+	if err := src.Add("pods", b); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- src.Run(ctx) }()
@@ -270,4 +272,14 @@ func TestResumeAfterBrokenStream(t *testing.T) {
 		t.Fatalf("stats %+v: want 1 list, no 410, many watches", st)
 	}
 	t.Logf("stats %+v", st)
+}
+
+// testFeed returns the feed of resource in a new source, for tests of one loop's steps.
+func testFeed(t *testing.T, client rest.Interface, resource string, c *watchcache.Cache, opts Options) *feed {
+	t.Helper()
+	s := New(client, opts)
+	if err := s.Add(resource, c); err != nil {
+		t.Fatal(err)
+	}
+	return s.feeds[0]
 }

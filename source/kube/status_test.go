@@ -52,7 +52,7 @@ func TestListReadsStatus(t *testing.T) {
 	var logs lockedLog
 	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
 	defer c.Stop()
-	s := New(cs.CoreV1().RESTClient(), c, Options{Resource: "pods", PageSize: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := testFeed(t, cs.CoreV1().RESTClient(), "pods", c, Options{PageSize: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 
 	rv, err := s.list(context.Background())
 	if err != nil || rv != 6 || c.Len() != 2 {

@@ -26,13 +26,13 @@ const maxSkipWarnings = 10
 // watch follows the resource from s.rv until the stream ends, fails or ctx ends. It reports whether
 // any event arrived (to reset the backoff) and why it stopped: ErrWatchEnded when the server ended
 // the stream normally, a 410 StatusError when the history from s.rv is gone.
-func (s *Source) watch(ctx context.Context) (progressed bool, err error) {
+func (s *feed) watch(ctx context.Context) (progressed bool, err error) {
 	return s.stream(ctx, false)
 }
 
 // watchList streams the state with a watch-list into the cache (Replace at the initial-events-end
 // bookmark), then follows the same stream as watch does. s.rv stays 0 until the bookmark.
-func (s *Source) watchList(ctx context.Context) (progressed bool, err error) {
+func (s *feed) watchList(ctx context.Context) (progressed bool, err error) {
 	return s.stream(ctx, true)
 }
 
@@ -47,7 +47,7 @@ func watchListRefused(err error) bool {
 // the initial-events-end bookmark, which a server that ignores sendInitialEvents would do.
 var errNoInitialEnd = errors.New("kube: watch-list without its initial-events-end bookmark")
 
-func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err error) {
+func (s *feed) stream(ctx context.Context, initial bool) (progressed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	timeout := s.opts.WatchTimeout + rand.N(s.opts.WatchTimeout)
@@ -62,7 +62,7 @@ func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err
 	}
 	body, err := req.Stream(ctx)
 	if err != nil {
-		return false, fmt.Errorf("kube: watch %s from %d: %w", s.opts.Resource, s.rv, err)
+		return false, fmt.Errorf("kube: watch %s from %d: %w", s.resource, s.rv, err)
 	}
 	defer body.Close()
 	s.stats.watches.Add(1)
@@ -73,15 +73,15 @@ func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err
 		raw, err := frames.next() // a fresh slice per event: the cache keeps the object, a sub-slice of it
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return progressed, fmt.Errorf("kube: watch %s from %d: %w", s.opts.Resource, s.rv, ErrWatchEnded)
+				return progressed, fmt.Errorf("kube: watch %s from %d: %w", s.resource, s.rv, ErrWatchEnded)
 			}
-			return progressed, fmt.Errorf("kube: watch %s at %d: read: %w", s.opts.Resource, s.rv, err)
+			return progressed, fmt.Errorf("kube: watch %s at %d: read: %w", s.resource, s.rv, err)
 		}
 		progressed = true
 		if initial {
 			done, err := s.initialEvent(raw, &items)
 			if err != nil {
-				return progressed, fmt.Errorf("kube: watch-list %s: %w", s.opts.Resource, err)
+				return progressed, fmt.Errorf("kube: watch-list %s: %w", s.resource, err)
 			}
 			if done {
 				initial, items = false, nil
@@ -90,7 +90,7 @@ func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err
 			continue
 		}
 		if err := s.handle(raw); err != nil {
-			return progressed, fmt.Errorf("kube: watch %s at %d: %w", s.opts.Resource, s.rv, err)
+			return progressed, fmt.Errorf("kube: watch %s at %d: %w", s.resource, s.rv, err)
 		}
 	}
 }
@@ -98,7 +98,7 @@ func (s *Source) stream(ctx context.Context, initial bool) (progressed bool, err
 // initialEvent handles one event of a watch-list's initial events: ADDED objects are collected,
 // and the bookmark annotated k8s.io/initial-events-end replaces the cache's content with them at
 // its resourceVersion (done). Other bookmarks are progress only.
-func (s *Source) initialEvent(raw []byte, items *[][]byte) (done bool, err error) {
+func (s *feed) initialEvent(raw []byte, items *[][]byte) (done bool, err error) {
 	ev := gjson.ParseBytes(raw)
 	typ := ev.Get("type").String()
 	obj := ev.Get("object")
@@ -142,7 +142,7 @@ func (s *Source) initialEvent(raw []byte, items *[][]byte) (done bool, err error
 }
 
 // handle applies one watch event, `{"type":...,"object":{...}}`.
-func (s *Source) handle(raw []byte) error {
+func (s *feed) handle(raw []byte) error {
 	var typ string
 	var obj []byte
 	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
@@ -204,7 +204,7 @@ func (s *Source) handle(raw []byte) error {
 }
 
 // bookmark advances the cache's clock to rv without a change (rule 3.1).
-func (s *Source) bookmark(rv uint64) error {
+func (s *feed) bookmark(rv uint64) error {
 	if rv <= s.rv {
 		return nil
 	}
@@ -219,7 +219,7 @@ func (s *Source) bookmark(rv uint64) error {
 }
 
 // skip counts and reports an event left out.
-func (s *Source) skip(rv uint64, err error) {
+func (s *feed) skip(rv uint64, err error) {
 	n := s.stats.skipped.Add(1)
 	level := slog.LevelWarn
 	if s.skipped++; s.skipped > maxSkipWarnings {

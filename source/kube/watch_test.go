@@ -13,7 +13,7 @@ func TestHandle(t *testing.T) {
 	if err := c.Replace(nil, 10); err != nil {
 		t.Fatal(err)
 	}
-	s := New(nil, c, Options{Resource: "pods"})
+	s := testFeed(t, nil, "pods", c, Options{})
 	s.rv = 10
 	pod := func(rv string) string {
 		return `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"n","resourceVersion":"` + rv + `"}}`
@@ -60,7 +60,7 @@ func TestHandle(t *testing.T) {
 			t.Fatalf("step %d: cache at %d with %d objects, want %d with %d", i, c.ResourceVersion(), c.Len(), st.rv, st.len)
 		}
 	}
-	if got := s.Stats(); got.Events != 3 || got.Bookmarks != 1 || got.Skipped != 2 {
-		t.Fatalf("stats %+v", got)
+	if got := s.stats; got.events.Load() != 3 || got.bookmarks.Load() != 1 || got.skipped.Load() != 2 {
+		t.Fatalf("stats: %d events, %d bookmarks, %d skipped", got.events.Load(), got.bookmarks.Load(), got.skipped.Load())
 	}
 }

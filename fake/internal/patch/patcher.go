@@ -65,8 +65,11 @@ type Request struct {
 // resource across requests. Callers must serialise writes to one object themselves (Patch is a
 // pure function of current and the request).
 type Patcher struct {
-	scheme     *runtime.Scheme
-	typed      managedfields.TypeConverter
+	scheme *runtime.Scheme
+	// typed is built on the first need of a built-in kind's field manager: building it (the
+	// OpenAPI models of every built-in kind) costs most of a process's first server, which a test
+	// that never patches nor reads managedFields should not pay.
+	typed      func() managedfields.TypeConverter
 	deduced    managedfields.TypeConverter
 	serializer *kjson.Serializer
 	strict     *kjson.Serializer
@@ -75,8 +78,9 @@ type Patcher struct {
 	customs  sync.Map // schema.GroupVersionKind -> *CustomType
 
 	// apiextensions types the kinds of apiextensions.k8s.io (CustomResourceDefinitions), which
-	// client-go's type converter does not know: without it their writes lose managedFields.
-	apiextensions managedfields.TypeConverter
+	// client-go's type converter does not know: without it their writes lose managedFields. It is
+	// built on first need, as typed is.
+	apiextensions func() managedfields.TypeConverter
 }
 
 type managerKey struct {
@@ -92,10 +96,9 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 		return nil, fmt.Errorf("patch: nil scheme")
 	}
 	return &Patcher{
-		scheme: scheme,
-		typed:  applyconfigurations.NewTypeConverter(scheme),
-
-		apiextensions: apiextensionsapply.NewTypeConverter(scheme),
+		scheme:        scheme,
+		typed:         sync.OnceValue(func() managedfields.TypeConverter { return applyconfigurations.NewTypeConverter(scheme) }),
+		apiextensions: sync.OnceValue(func() managedfields.TypeConverter { return apiextensionsapply.NewTypeConverter(scheme) }),
 		deduced:       managedfields.NewDeducedTypeConverter(),
 		serializer:    kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{}),
 		strict:        kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true}),
@@ -129,26 +132,59 @@ func (p *Patcher) PatchWithWarnings(current []byte, req Request) ([]byte, []stri
 }
 
 func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, error) {
+	k, err := p.kindOf(req.GVK)
+	if err != nil {
+		return nil, err
+	}
+	var live runtime.Object
+	if current != nil {
+		if live, err = p.decode(k, current); err != nil {
+			return nil, internalError(fmt.Errorf("decoding the stored object: %w", err))
+		}
+	}
+	out, err := p.patchLive(k, live, req, fc)
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.encode(k, out)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return b, nil
+}
+
+// PatchObject is PatchWithWarnings on a decoded object, which spares a server that keeps
+// objects decoded an encoding and a decoding per patch: live is the stored object in the kind's
+// Go type (nil when there is none), which PatchObject does not change; the result is the patched
+// object, with its managedFields.
+func (p *Patcher) PatchObject(live runtime.Object, req Request) (runtime.Object, []string, error) {
+	k, err := p.kindOf(req.GVK)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live != nil {
+		live = live.DeepCopyObject()
+		live.GetObjectKind().SetGroupVersionKind(k.gvk)
+	}
+	fc := newFieldCheck(req.FieldValidation)
+	out, err := p.patchLive(k, live, req, fc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, fc.warnings, nil
+}
+
+// patchLive applies a patch to a decoded live object (nil for none), which it may change.
+func (p *Patcher) patchLive(k kind, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	if err := validateOptions(req); err != nil {
 		return nil, err
 	}
 	if err := validateBody(req.Type, req.Patch); err != nil {
 		return nil, err
 	}
-	k, err := p.kindOf(req.GVK)
-	if err != nil {
-		return nil, err
-	}
 	fm, err := p.fieldManager(k, req.Subresource)
 	if err != nil {
 		return nil, internalError(err)
-	}
-
-	var live runtime.Object
-	if current != nil {
-		if live, err = p.decode(k, current); err != nil {
-			return nil, internalError(fmt.Errorf("decoding the stored object: %w", err))
-		}
 	}
 	name := req.Name
 	if name == "" && live != nil {
@@ -187,11 +223,8 @@ func (p *Patcher) patch(current []byte, req Request, fc *fieldCheck) ([]byte, er
 	if err := p.checkIdentity(out, live, name, req); err != nil {
 		return nil, err
 	}
-	b, err := p.encode(k, out)
-	if err != nil {
-		return nil, internalError(err)
-	}
-	return b, nil
+	out.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return out, nil
 }
 
 // Update records a non-apply write in managedFields as the apiserver does on create (old == nil)
@@ -223,6 +256,28 @@ func (p *Patcher) Update(old, new []byte, gvk schema.GroupVersionKind, subresour
 		return nil, internalError(err)
 	}
 	return b, nil
+}
+
+// UpdateObject is Update on decoded objects: old is the stored object in the kind's Go type (nil
+// for a create), which it does not change; new is the written one, whose managedFields it sets.
+// It returns the object to store (new, or a copy of it).
+func (p *Patcher) UpdateObject(old, new runtime.Object, gvk schema.GroupVersionKind, subresource, manager string) (runtime.Object, error) {
+	k, err := p.kindOf(gvk)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := p.fieldManager(k, subresource)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	if old == nil {
+		old = k.empty()
+	} else {
+		old = old.DeepCopyObject()
+		old.GetObjectKind().SetGroupVersionKind(k.gvk)
+	}
+	new.GetObjectKind().SetGroupVersionKind(k.gvk)
+	return fm.UpdateNoErrors(old, new, manager), nil
 }
 
 // kind is what the Patcher knows of one GVK.
@@ -265,9 +320,15 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 	reset := resetFields(k.gvk, subresource, status)
 	switch {
 	case k.typed && k.gvk.Group == apiextensionsv1.GroupName:
-		fm, err = managedfields.NewDefaultFieldManager(p.apiextensions, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm, err = managedfields.NewDefaultFieldManager(p.apiextensions(), p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	case k.typed:
-		fm, err = managedfields.NewDefaultFieldManager(p.typed, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		tc := p.typed()
+		if _, terr := tc.ObjectToTyped(k.empty()); terr != nil {
+			// A kind of the scheme that client-go's models lack (autoscaling/v1 Scale, which the
+			// apiserver's OpenAPI models have): its fields are deduced from the object.
+			tc = p.deduced
+		}
+		fm, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	case custom != nil:
 		fm, err = managedfields.NewDefaultCRDFieldManager(custom.TypeConverter, unstructuredConvertor{}, schemaDefaults{custom.Default}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	default:

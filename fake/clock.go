@@ -1,0 +1,71 @@
+package fake
+
+import (
+	"encoding/json"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// stampManagedFields puts the server's clock (Options.Now) on the managedFields entries a write
+// changed: apimachinery's field manager stamps them with time.Now, which a test cannot fix. An
+// entry is changed when oldJSON (the stored object; nil for a create) has no entry of its manager,
+// operation, subresource and apiVersion, or one with another time. With the default clock it does
+// nothing, since the field manager's time is then the server's.
+func (s *Server) stampManagedFields(oldJSON []byte, obj runtime.Object) {
+	if !s.fixedClock {
+		return
+	}
+	var old struct {
+		Metadata struct {
+			ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields"`
+		} `json:"metadata"`
+	}
+	if oldJSON != nil {
+		_ = json.Unmarshal(oldJSON, &old) // an unreadable old object: every entry is new
+	}
+	s.stampEntries(old.Metadata.ManagedFields, obj)
+}
+
+// stampManagedFieldsOf is stampManagedFields with the stored object decoded (nil for a create).
+func (s *Server) stampManagedFieldsOf(old, obj runtime.Object) {
+	if !s.fixedClock {
+		return
+	}
+	var entries []metav1.ManagedFieldsEntry
+	if old != nil {
+		if m, err := meta.Accessor(old); err == nil {
+			entries = m.GetManagedFields()
+		}
+	}
+	s.stampEntries(entries, obj)
+}
+
+// stampEntries sets the clock's time on obj's managedFields entries that are not among old.
+func (s *Server) stampEntries(old []metav1.ManagedFieldsEntry, obj runtime.Object) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	entries := m.GetManagedFields()
+	if len(entries) == 0 {
+		return
+	}
+	now := metav1.NewTime(s.opts.Now().Truncate(1e9))
+	for i := range entries {
+		e := &entries[i]
+		kept := false
+		for _, o := range old {
+			if o.Manager == e.Manager && o.Operation == e.Operation && o.Subresource == e.Subresource &&
+				o.APIVersion == e.APIVersion && o.Time != nil && e.Time != nil && o.Time.Equal(e.Time) {
+				kept = true
+				break
+			}
+		}
+		if !kept {
+			e.Time = &now
+		}
+	}
+	m.SetManagedFields(entries)
+}

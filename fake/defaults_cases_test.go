@@ -1,0 +1,83 @@
+package fake_test
+
+// defaultCases are the creates whose answers show the apiserver's defaults, recorded from a
+// kube-apiserver 1.37.2 into testdata/observed-defaults.json (TestRecordOracleDefaults) and
+// replayed against the fake (TestObservedDefaults), which must set every recorded field. {ns} is
+// the case's namespace, as in writeCases.
+var defaultCases = []writeCase{
+	{Name: "defaults", Steps: []writeStep{
+		nsStep(),
+		{Name: "pod", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p1"},"spec":{"initContainers":[{"name":"i","image":"busybox:1"}],` +
+			`"containers":[{"name":"c","image":"busybox:1","ports":[{"containerPort":80}],"env":[{"name":"N","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],` +
+			`"resources":{"limits":{"cpu":"1","memory":"1Gi"}},` +
+			`"livenessProbe":{"httpGet":{"path":"/","port":80}},"readinessProbe":{"tcpSocket":{"port":80}},"startupProbe":{"exec":{"command":["true"]}}}],` +
+			`"volumes":[{"name":"cm","configMap":{"name":"x"}},{"name":"s","secret":{"secretName":"x"}},{"name":"e","emptyDir":{}},` +
+			`{"name":"d","downwardAPI":{"items":[{"path":"n","fieldRef":{"fieldPath":"metadata.name"}}]}},` +
+			`{"name":"pr","projected":{"sources":[{"configMap":{"name":"x"}}]}},{"name":"h","hostPath":{"path":"/tmp"}}]}}`},
+		{Name: "service", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s1"},"spec":{"selector":{"app":"x"},"ports":[{"port":80}]}}`},
+		{Name: "service with clusterIP", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s2"},"spec":{"clusterIP":"10.96.200.10","ports":[{"port":80,"targetPort":"http"}]}}`},
+		{Name: "service clusterIP taken", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s3"},"spec":{"clusterIP":"10.96.200.10","ports":[{"port":80}]}}`},
+		{Name: "service clusterIP out of range", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s4"},"spec":{"clusterIP":"10.0.0.10","ports":[{"port":80}]}}`},
+		{Name: "service clusterIP invalid", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s5"},"spec":{"clusterIP":"not-an-ip","ports":[{"port":80}]}}`},
+		{Name: "service headless", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s6"},"spec":{"clusterIP":"None","ports":[{"port":80}]}}`},
+		{Name: "service NodePort", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s7"},"spec":{"type":"NodePort","ports":[{"port":80,"nodePort":30080}]}}`},
+		{Name: "service ExternalName", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s8"},"spec":{"type":"ExternalName","externalName":"example.com"}}`},
+		{Name: "service deleted frees its clusterIP", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/services/s2"},
+		{Name: "service reuses the freed clusterIP", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s9"},"spec":{"clusterIP":"10.96.200.10","ports":[{"port":80}]}}`},
+		{Name: "job", Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/jobs", Body: `{"metadata":{"name":"j1"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "cronjob", Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/cronjobs", Body: `{"metadata":{"name":"cj1"},"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"busybox:1"}]}}}}}}`},
+		{Name: "daemonset", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets", Body: `{"metadata":{"name":"ds1"},"spec":{"selector":{"matchLabels":{"app":"ds"}},"template":{"metadata":{"labels":{"app":"ds"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "statefulset", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/statefulsets", Body: `{"metadata":{"name":"ss1"},"spec":{"selector":{"matchLabels":{"app":"ss"}},"template":{"metadata":{"labels":{"app":"ss"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}},` +
+			`"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`},
+		{Name: "replicaset", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/replicasets", Body: `{"metadata":{"name":"rs1"},"spec":{"selector":{"matchLabels":{"app":"rs"}},"template":{"metadata":{"labels":{"app":"rs"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "replicationcontroller", Method: "POST", Path: "/api/v1/namespaces/{ns}/replicationcontrollers", Body: `{"metadata":{"name":"rc1"},"spec":{"template":{"metadata":{"labels":{"app":"rc"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "ingress", Method: "POST", Path: "/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses", Body: `{"metadata":{"name":"in1"},"spec":{"rules":[{"host":"a.example.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"s1","port":{"number":80}}}}]}}]}}`},
+		{Name: "networkpolicy", Method: "POST", Path: "/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies", Body: `{"metadata":{"name":"np1"},"spec":{"podSelector":{},"ingress":[{"ports":[{"port":80}]}]}}`},
+		{Name: "poddisruptionbudget", Method: "POST", Path: "/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets", Body: `{"metadata":{"name":"pdb1"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"x"}}}}`},
+		{Name: "serviceaccount", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts", Body: `{"metadata":{"name":"sa1"}}`},
+		{Name: "secret", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"sec1"},"stringData":{"k":"v"}}`},
+		{Name: "persistentvolumeclaim", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"pvc1"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`},
+		{Name: "persistentvolume", Method: "POST", Path: "/api/v1/persistentvolumes", Body: `{"metadata":{"name":"pv-{ns}"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp/pv"}}}`},
+		{Name: "delete persistentvolume", Method: "DELETE", Path: "/api/v1/persistentvolumes/pv-{ns}"},
+	}},
+}
+
+// scaleCases are the scale subresource's requests, recorded and replayed as defaultCases are.
+var scaleCases = []writeCase{
+	{Name: "scale", Steps: []writeStep{
+		nsStep(),
+		{Name: "deployment", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/deployments", Body: `{"metadata":{"name":"d1"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "get", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale"},
+		{Name: "update", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"d1","resourceVersion":"{rv}"},"spec":{"replicas":3}}`},
+		{Name: "deployment after update", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1"},
+		{Name: "update stale resourceVersion", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"metadata":{"name":"d1","resourceVersion":"1"},"spec":{"replicas":4}}`},
+		{Name: "update unconditional", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"metadata":{"name":"d1"},"spec":{"replicas":4}}`},
+		{Name: "update no-op", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"metadata":{"name":"d1"},"spec":{"replicas":4}}`},
+		{Name: "update negative", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"metadata":{"name":"d1"},"spec":{"replicas":-1}}`},
+		{Name: "update name mismatch", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"metadata":{"name":"other"},"spec":{"replicas":2}}`},
+		{Name: "update bad body", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"spec":{"replicas":"many"}}`},
+		{Name: "update wrong kind", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d1"},"spec":{"replicas":2}}`},
+		{Name: "update status ignored", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", Body: `{"metadata":{"name":"d1"},"spec":{"replicas":5},"status":{"replicas":9}}`},
+		{Name: "merge patch", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", ContentType: "application/merge-patch+json", Body: `{"spec":{"replicas":6}}`},
+		{Name: "json patch", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", ContentType: "application/json-patch+json", Body: `[{"op":"replace","path":"/spec/replicas","value":7}]`},
+		{Name: "strategic patch", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", ContentType: "application/strategic-merge-patch+json", Body: `{"spec":{"replicas":8}}`},
+		{Name: "patch negative", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale", ContentType: "application/merge-patch+json", Body: `{"spec":{"replicas":-2}}`},
+		{Name: "apply", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale?fieldManager=m1", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"d1"},"spec":{"replicas":1}}`},
+		{Name: "deployment after patches", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1"},
+		{Name: "missing object", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/deployments/nope/scale"},
+		{Name: "update missing object", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/nope/scale", Body: `{"metadata":{"name":"nope"},"spec":{"replicas":1}}`},
+		{Name: "dryRun", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale?dryRun=All", Body: `{"metadata":{"name":"d1"},"spec":{"replicas":9}}`},
+		{Name: "after dryRun", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1/scale"},
+		{Name: "no scale on configmaps", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps/x/scale"},
+		{Name: "replicaset", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/replicasets", Body: `{"metadata":{"name":"rs1"},"spec":{"selector":{"matchExpressions":[{"key":"app","operator":"In","values":["rs"]}]},"template":{"metadata":{"labels":{"app":"rs"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "replicaset get", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/rs1/scale"},
+		{Name: "replicaset update", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/rs1/scale", Body: `{"metadata":{"name":"rs1"},"spec":{"replicas":3}}`},
+		{Name: "statefulset", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/statefulsets", Body: `{"metadata":{"name":"ss1"},"spec":{"selector":{"matchLabels":{"app":"ss"}},"template":{"metadata":{"labels":{"app":"ss"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "statefulset get", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/statefulsets/ss1/scale"},
+		{Name: "statefulset patch", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/statefulsets/ss1/scale", ContentType: "application/merge-patch+json", Body: `{"spec":{"replicas":2}}`},
+		{Name: "replicationcontroller", Method: "POST", Path: "/api/v1/namespaces/{ns}/replicationcontrollers", Body: `{"metadata":{"name":"rc1"},"spec":{"replicas":1,"selector":{"app":"rc"},"template":{"metadata":{"labels":{"app":"rc"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "replicationcontroller get", Method: "GET", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/scale"},
+		{Name: "replicationcontroller update", Method: "PUT", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/scale", Body: `{"metadata":{"name":"rc1"},"spec":{"replicas":4}}`},
+		{Name: "replicationcontroller after update", Method: "GET", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1"},
+	}},
+}

@@ -1,0 +1,153 @@
+package fake
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// How a write is serialized, as an apiserver over etcd does it: each write holds its object's
+// lock (objectLocks) from reading the stored object to storing the new one, so two writes of one
+// object never interleave; writes of different objects run side by side. The server-wide s.mu is
+// held only to take the next resourceVersion and apply the event to the resource's cache (commit),
+// with the object already encoded, so that the events of all resources reach their caches in
+// resourceVersion order. Lock order: an object's lock, then s.mu.
+//
+// Paths that hold s.mu across a read and a write (single deletes, deletecollection, the namespace
+// controller) are atomic against everything else; commit checks that the object it replaces is
+// still the stored one (as etcd's transaction compares the key's mod revision), so that a write
+// racing one of those paths, or Store and Remove, fails with a conflict instead of undoing it.
+
+// lockKey names one object of one resource.
+type lockKey struct {
+	r               *served
+	namespace, name string
+}
+
+// objectLocks are the per-object locks of a Server. An entry lives while someone holds or waits
+// for it, so the map holds only the objects being written.
+type objectLocks struct {
+	mu sync.Mutex
+	m  map[lockKey]*objectLock
+}
+
+type objectLock struct {
+	mu   sync.Mutex
+	refs int // holders and waiters, under objectLocks.mu
+}
+
+// lockObject takes the lock of one object and returns its unlock.
+func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
+	if !r.namespaced {
+		namespace = ""
+	}
+	k := lockKey{r: r, namespace: namespace, name: name}
+	l := &s.locks
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = make(map[lockKey]*objectLock)
+	}
+	e := l.m[k]
+	if e == nil {
+		e = &objectLock{}
+		l.m[k] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		l.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(l.m, k)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// commit stores one change of an object as one event at the next resourceVersion. obj is
+// encoded before s.mu is taken; under it, the new resourceVersion is written into the encoded
+// bytes, so the cache parses the object once and no encoding runs under the server-wide lock.
+// stored is the object's JSON the change was computed from (nil for a create): if the stored
+// object is no longer it, nothing is written and commit answers the apiserver's conflict. The
+// caller holds the object's lock, not s.mu.
+func (s *Server) commit(r *served, typ watchcache.EventType, obj runtime.Object, stored []byte) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, internalError("%s: %v", r.gvk.Kind, err)
+	}
+	if m.GetResourceVersion() == "" {
+		m.SetResourceVersion("0") // a placeholder the encoding keeps, replaced under the lock
+	}
+	b, err := encodeStored(r.resourceType, obj)
+	if err != nil {
+		return nil, err
+	}
+	at, end, ok := resourceVersionValue(b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, err := current(contextBackground(), r, m.GetNamespace(), m.GetName())
+	if err != nil {
+		return nil, err
+	}
+	if !sameBytes(cur, stored) {
+		if stored == nil {
+			return nil, alreadyExists(r, m.GetName())
+		}
+		return nil, conflict(r, m.GetName())
+	}
+	rv := s.rv.Load() + 1
+	if ok {
+		out := make([]byte, 0, len(b)+20)
+		out = append(out, b[:at]...)
+		out = strconv.AppendUint(out, rv, 10)
+		b = append(out, b[end:]...)
+	} else {
+		// Not found where every built-in kind puts it: encode again, under the lock.
+		m.SetResourceVersion(rvString(rv))
+		if b, err = encodeStored(r.resourceType, obj); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.cache.Apply(watchcache.Event{Type: typ, Object: b, ResourceVersion: rv}); err != nil {
+		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
+	}
+	s.rv.Store(rv)
+	s.committedLocked(r, typ, b, rv)
+	m.SetResourceVersion(rvString(rv))
+	return b, nil
+}
+
+// rvKey is how an encoded object's metadata.resourceVersion starts.
+var rvKey = []byte(`"resourceVersion":"`)
+
+// resourceVersionValue returns where the value of metadata.resourceVersion lies in an encoded
+// object. The first occurrence of the key is metadata's: the encoding writes kind, apiVersion and
+// then metadata, whose fields before resourceVersion are strings, in which a quote is escaped.
+func resourceVersionValue(b []byte) (at, end int, ok bool) {
+	i := bytes.Index(b, rvKey)
+	if i < 0 {
+		return 0, 0, false
+	}
+	at = i + len(rvKey)
+	j := bytes.IndexByte(b[at:], '"')
+	if j < 0 {
+		return 0, 0, false
+	}
+	return at, at + j, true
+}
+
+// sameBytes reports whether a and b are the same stored bytes: the cache hands out the bytes it
+// keeps, and every write stores new ones, so identity is equality of versions.
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	return len(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b)
+}

@@ -1,0 +1,232 @@
+package fake
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// What the apiserver's service registry does on a create beyond defaulting: it allocates a cluster
+// IP from the service CIDR (10.96.0.0/16, as the oracle runs with --service-cluster-ip-range), sets
+// the IP families and their policy, and allocates node ports (30000-32767) for NodePort and
+// LoadBalancer services (reference/observed-defaults.md, defaults / service*). A taken or
+// out-of-range cluster IP is its 422. The fake finds the taken IPs and ports in its services'
+// cache, so deleting a service frees them, as the registry's release does.
+
+var (
+	// serviceCIDR is the range cluster IPs are allocated from.
+	serviceCIDR = netip.MustParsePrefix("10.96.0.0/16")
+	// dynamicFrom is where random allocation starts: the allocator keeps the lower sixteenth of
+	// the range (at least 16, at most 256 addresses) for IPs that clients ask for, and allocates
+	// from the rest first.
+	dynamicFrom = netip.MustParseAddr("10.96.1.0")
+)
+
+// The node port range (--service-node-port-range's default).
+const minNodePort, maxNodePort = 30000, 32767
+
+// ipInvalidMessage is the validation's detail for a cluster IP that is not an IP.
+const ipInvalidMessage = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+
+// admitService validates a new service's cluster IPs and allocates what it lacks, holding the
+// allocation lock (s.serviceMu) until the returned release runs, after the service is stored, so
+// that two creates never take one IP or port.
+func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Service) (_ func(), err error) {
+	sp := &svc.Spec
+	if sp.Type == corev1.ServiceTypeExternalName {
+		return func() {}, nil
+	}
+	if sp.ClusterIP == "" && len(sp.ClusterIPs) > 0 {
+		sp.ClusterIP = sp.ClusterIPs[0]
+	}
+	if sp.ClusterIP != "" && len(sp.ClusterIPs) == 0 {
+		sp.ClusterIPs = []string{sp.ClusterIP}
+	}
+	var errs field.ErrorList
+	for i, ip := range sp.ClusterIPs {
+		if ip == corev1.ClusterIPNone {
+			continue
+		}
+		if _, err := netip.ParseAddr(ip); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "clusterIPs").Index(i), ip, ipInvalidMessage))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), svc.Name, errs)
+	}
+	s.serviceMu.Lock()
+	defer func() {
+		if err != nil {
+			s.serviceMu.Unlock()
+		}
+	}()
+	ips, ports, err := s.allocated(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case sp.ClusterIP == corev1.ClusterIPNone:
+		if sp.IPFamilyPolicy == nil {
+			// A headless service without a selector gets every family of the cluster's
+			// families, as recorded.
+			if len(sp.Selector) == 0 {
+				sp.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack)
+			} else {
+				sp.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicySingleStack)
+			}
+		}
+		if len(sp.IPFamilies) == 0 {
+			sp.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+			if *sp.IPFamilyPolicy == corev1.IPFamilyPolicyRequireDualStack {
+				sp.IPFamilies = append(sp.IPFamilies, corev1.IPv6Protocol)
+			}
+		}
+	case sp.ClusterIP != "":
+		ip, _ := netip.ParseAddr(sp.ClusterIP)
+		var reason string
+		switch {
+		case !serviceCIDR.Contains(ip):
+			reason = "the provided network does not match the current range"
+		case ips[ip]:
+			reason = "provided IP is already allocated"
+		}
+		if reason != "" {
+			return nil, apierrors.NewInvalid(r.gvk.GroupKind(), svc.Name, field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"),
+				sp.ClusterIPs, fmt.Sprintf("failed to allocate IP %s: %s", sp.ClusterIP, reason))})
+		}
+		fallthrough
+	default:
+		if sp.ClusterIP == "" {
+			ip, ok := randomIP(ips)
+			if !ok {
+				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
+			}
+			sp.ClusterIP, sp.ClusterIPs = ip.String(), []string{ip.String()}
+		}
+		if sp.IPFamilyPolicy == nil {
+			sp.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicySingleStack)
+		}
+		if len(sp.IPFamilies) == 0 {
+			sp.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+		}
+	}
+	if sp.Type == corev1.ServiceTypeNodePort || (sp.Type == corev1.ServiceTypeLoadBalancer && (sp.AllocateLoadBalancerNodePorts == nil || *sp.AllocateLoadBalancerNodePorts)) {
+		for i := range sp.Ports {
+			if sp.Ports[i].NodePort != 0 {
+				continue
+			}
+			p, ok := randomPort(ports)
+			if !ok {
+				return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+			}
+			sp.Ports[i].NodePort, ports[p] = p, true
+		}
+	}
+	return s.serviceMu.Unlock, nil
+}
+
+// allocated returns the cluster IPs and node ports the stored services hold.
+func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool, map[int32]bool, error) {
+	page, err := r.cache.List(ctx, watchcache.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return nil, nil, internalError("list services: %v", err)
+	}
+	ips, ports := map[netip.Addr]bool{}, map[int32]bool{}
+	for _, it := range page.Items {
+		var svc struct {
+			Spec struct {
+				ClusterIPs []string `json:"clusterIPs"`
+				Ports      []struct {
+					NodePort int32 `json:"nodePort"`
+				} `json:"ports"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(it, &svc); err != nil {
+			return nil, nil, internalError("decode service: %v", err)
+		}
+		for _, ip := range svc.Spec.ClusterIPs {
+			if a, err := netip.ParseAddr(ip); err == nil {
+				ips[a] = true
+			}
+		}
+		for _, p := range svc.Spec.Ports {
+			if p.NodePort != 0 {
+				ports[p.NodePort] = true
+			}
+		}
+	}
+	return ips, ports, nil
+}
+
+// randomIP picks a free IP of the dynamic part of the range, else of the whole range (never the
+// network's first address, nor its last, the broadcast address).
+func randomIP(taken map[netip.Addr]bool) (netip.Addr, bool) {
+	base := serviceCIDR.Addr().As4()
+	first := uint32(base[0])<<24 | uint32(base[1])<<16 | uint32(base[2])<<8 | uint32(base[3])
+	size := uint32(1) << (32 - serviceCIDR.Bits())
+	dyn := dynamicFrom.As4()
+	from := (uint32(dyn[0])<<24 | uint32(dyn[1])<<16 | uint32(dyn[2])<<8 | uint32(dyn[3])) - first
+	for _, lo := range []uint32{from, 1} {
+		n := size - 1 - lo // lo .. size-2
+		start := rand.Uint32N(n)
+		for i := range n {
+			off := lo + (start+i)%n
+			v := first + off
+			ip := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+			if !taken[ip] {
+				return ip, true
+			}
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// randomPort picks a free node port.
+func randomPort(taken map[int32]bool) (int32, bool) {
+	n := int32(maxNodePort - minNodePort + 1)
+	start := rand.Int32N(n)
+	for i := range n {
+		if p := minNodePort + (start+i)%n; !taken[p] {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// keepAllocated is the service registry's update rule for what it allocated: a new state that
+// leaves the cluster IPs, IP families or node ports out keeps the stored ones (kubectl replace of
+// a manifest without them keeps the service's IP).
+func keepAllocated(svc, old *corev1.Service) {
+	sp, op := &svc.Spec, &old.Spec
+	if sp.Type == corev1.ServiceTypeExternalName || op.Type == corev1.ServiceTypeExternalName {
+		return
+	}
+	if sp.ClusterIP == "" && len(sp.ClusterIPs) == 0 {
+		sp.ClusterIP, sp.ClusterIPs = op.ClusterIP, op.ClusterIPs
+	}
+	if len(sp.IPFamilies) == 0 {
+		sp.IPFamilies = op.IPFamilies
+	}
+	if sp.IPFamilyPolicy == nil {
+		sp.IPFamilyPolicy = op.IPFamilyPolicy
+	}
+	for i := range sp.Ports {
+		if sp.Ports[i].NodePort != 0 {
+			continue
+		}
+		for _, o := range op.Ports {
+			if o.Port == sp.Ports[i].Port && o.Protocol == sp.Ports[i].Protocol {
+				sp.Ports[i].NodePort = o.NodePort
+			}
+		}
+	}
+}
