@@ -291,5 +291,27 @@ func controllerRules() []writeRule {
 				return apierrors.IsNotFound(err)
 			})
 		}},
+		{"W6.10/Foreground goes down a chain: an owner waits for its dependent's own dependents", func(w *writeEnv) {
+			// observed-gc.md: foreground-chain.
+			owner := w.createCM("owner")
+			child := w.createOwned("child", nil, cmOwner(owner, true))
+			w.createOwned("grandchild", []string{"example.com/keep"}, cmOwner(child, true))
+			w.deleteCM("owner", metav1.DeletePropagationForeground)
+			w.eventually("the grandchild terminating", func() bool { return w.getCM("grandchild").DeletionTimestamp != nil })
+			w.eventually("the child deleting its dependents", func() bool { return w.getCM("child").DeletionTimestamp != nil })
+			for _, name := range []string{"owner", "child"} {
+				got := w.getCM(name)
+				if !slices.Equal(got.Finalizers, []string{metav1.FinalizerDeleteDependents}) {
+					w.t.Errorf("%s finalizers %q, want [foregroundDeletion] while the grandchild remains", name, got.Finalizers)
+				}
+			}
+			if refs := w.getCM("child").OwnerReferences; len(refs) != 1 || refs[0].BlockOwnerDeletion == nil || !*refs[0].BlockOwnerDeletion {
+				w.t.Errorf("child's ownerReferences %v, want its owner's, still blocking", refs)
+			}
+			w.dropFinalizers("grandchild")
+			w.cmGone("grandchild")
+			w.cmGone("child")
+			w.cmGone("owner")
+		}},
 	}
 }

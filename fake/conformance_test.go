@@ -112,6 +112,7 @@ var mutations = []mutation{
 		[]string{"W3.3/finalizers keep a deleted object until the last one is removed",
 			"W6.3/Foreground marks the owner, deletes its dependents and waits for those with blockOwnerDeletion",
 			"W6.4/Foreground does not wait for dependents without blockOwnerDeletion",
+			"W6.10/Foreground goes down a chain: an owner waits for its dependent's own dependents",
 			"W6.9/a terminating namespace reports its remaining content and finalizers in its conditions"}, []string{
 			// Without its content's finalizer the namespace may be gone before the rule reads it.
 			"W1.6/create in a terminating namespace is 403"}},
@@ -242,6 +243,7 @@ func TestConformanceControllersMutations(t *testing.T) {
 		"W6.6/jobs and replicationcontrollers orphan by default, with a warning for jobs; deployments do not",
 		"W6.7/a cluster-scoped owner's namespaced and cluster-scoped dependents are collected",
 		"W6.8/dependents whose owners are all absent are collected; references to absent owners are removed",
+		"W6.10/Foreground goes down a chain: an owner waits for its dependent's own dependents",
 	}
 	namespaces := []string{
 		"W6.1/a deleted namespace goes once its content has gone",

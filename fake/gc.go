@@ -384,16 +384,22 @@ func (s *Server) attemptToDeleteLocked(o gcObject) {
 		o.m.SetOwnerReferences(slices.DeleteFunc(refs, func(ref metav1.OwnerReference) bool { return slices.Contains(drop, ref.UID) }))
 		s.gcUpdateLocked(o)
 	case len(waiting) > 0 && len(s.gc.dependents[o.m.GetUID()]) > 0:
-		// It blocks an owner and has dependents of its own: it stops blocking, and deletes its
-		// own dependents first.
-		for i := range refs {
-			if slices.Contains(waiting, refs[i].UID) && refs[i].BlockOwnerDeletion != nil && *refs[i].BlockOwnerDeletion {
-				f := false
-				refs[i].BlockOwnerDeletion = &f
+		// An owner waits for it and it has dependents of its own: it deletes them first, in the
+		// foreground too. Should one of them be deleting its dependents already (a cycle, maybe),
+		// it first stops blocking its owners, so that the cycle cannot wedge them.
+		if s.anyDeletingDependentsLocked(o.m.GetUID()) {
+			unblocked := false
+			for i := range refs {
+				if refs[i].BlockOwnerDeletion != nil && *refs[i].BlockOwnerDeletion {
+					refs[i].BlockOwnerDeletion = new(bool)
+					unblocked = true
+				}
+			}
+			if unblocked {
+				o.m.SetOwnerReferences(refs)
+				s.gcUpdateLocked(o)
 			}
 		}
-		o.m.SetOwnerReferences(refs)
-		s.gcUpdateLocked(o)
 		s.gcDeleteLocked(o, metav1.DeletePropagationForeground)
 	default:
 		policy := metav1.DeletePropagationBackground
@@ -405,6 +411,19 @@ func (s *Server) attemptToDeleteLocked(o gcObject) {
 		}
 		s.gcDeleteLocked(o, policy)
 	}
+}
+
+// anyDeletingDependentsLocked reports whether a dependent of uid is deleting its own dependents
+// in the foreground. The caller holds s.mu.
+func (s *Server) anyDeletingDependentsLocked(uid types.UID) bool {
+	for dep := range s.gc.dependents[uid] {
+		for _, k := range s.gc.foreground {
+			if k == dep {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // processDeletingDependentsLocked finishes a foreground deletion once no dependent with

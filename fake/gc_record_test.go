@@ -27,6 +27,9 @@ import (
 type gcCase struct {
 	Name  string
 	Steps []gcStep
+	// CRDs says the case registers a CustomResourceDefinition; it is skipped against a fake that
+	// serves none.
+	CRDs bool
 }
 
 // gcStep is one request. {ns} in Path or Body is the case's namespace and {uid:X} the uid of the
@@ -40,6 +43,9 @@ type gcCase struct {
 type gcStep struct {
 	Name, Method, Path, ContentType, Body string
 	Until, Save                           string
+	// Setup says only the answer's status code is compared: the step prepares the case (a CRD
+	// and its Established condition) and its answer is the write path's, not the controllers'.
+	Setup bool
 }
 
 // gcRecorded is one step with its answer, projected (gcProjection) and normalized.
@@ -50,6 +56,7 @@ type gcRecorded struct {
 	ContentType string          `json:"contentType,omitempty"`
 	Body        string          `json:"body,omitempty"`
 	Until       string          `json:"until,omitempty"`
+	Setup       bool            `json:"setup,omitempty"`
 	Code        int             `json:"code"`
 	Warnings    []string        `json:"warnings,omitempty"`
 	Response    json.RawMessage `json:"response"`
@@ -105,6 +112,15 @@ const (
 	tmpl    = `"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`
 )
 
+// widgetsCRD is the custom-resources case's CRD: namespaced Widgets of gc.example.com/v1 with
+// any content.
+const widgetsCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.gc.example.com"},` +
+	`"spec":{"group":"gc.example.com","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},"scope":"Namespaced",` +
+	`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+
+// gcWidgets is the path of its Widgets.
+const gcWidgets = "/apis/gc.example.com/v1/namespaces/{ns}/widgets"
+
 // gcCases are the recorded cases (reference/observed-gc.md).
 var gcCases = []gcCase{
 	{Name: "background", Steps: []gcStep{
@@ -129,6 +145,20 @@ var gcCases = []gcCase{
 		dropFinalizers("dependent's finalizer removed", cmPath+"held"),
 		gcGet("owner goes", cmPath+"owner", "gone"),
 		{Name: "owner's events", Method: "WATCH", Path: "/api/v1/namespaces/{ns}/configmaps?watch=1&fieldSelector=metadata.name=owner&resourceVersion={rv:owner}"},
+	}},
+	{Name: "foreground-chain", Steps: []gcStep{
+		gcNS(),
+		gcCM("owner", "owner", ""),
+		gcCM("child", "child", ownedBy("v1", "ConfigMap", "owner", "owner", true)),
+		gcCM("grandchild with a finalizer", "grandchild", `"finalizers":["example.com/keep"],`+ownedBy("v1", "ConfigMap", "child", "child", true)),
+		gcDelete("delete owner Foreground", cmPath+"owner", "Foreground"),
+		gcGet("grandchild terminating", cmPath+"grandchild", "metadata.deletionTimestamp"),
+		gcGet("child deleting its dependents", cmPath+"child", "metadata.deletionTimestamp"),
+		gcGet("owner waits", cmPath+"owner", ""),
+		dropFinalizers("grandchild's finalizer removed", cmPath+"grandchild"),
+		gcGet("child goes", cmPath+"child", "gone"),
+		gcGet("owner goes", cmPath+"owner", "gone"),
+		{Name: "child's events", Method: "WATCH", Path: "/api/v1/namespaces/{ns}/configmaps?watch=1&fieldSelector=metadata.name=child&resourceVersion={rv:child}"},
 	}},
 	{Name: "foreground-nonblocking", Steps: []gcStep{
 		gcNS(),
@@ -194,6 +224,23 @@ var gcCases = []gcCase{
 		gcGet("cluster-scoped dependent of a namespaced owner stays", "/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-invalid-{ns}", ""),
 		gcDelete("clean up", "/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-invalid-{ns}", ""),
 	}},
+	{Name: "custom-resources", CRDs: true, Steps: []gcStep{
+		gcNS(),
+		{Name: "CRD", Method: "POST", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Setup: true, Body: widgetsCRD},
+		{Name: "CRD established", Method: "GET", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.gc.example.com", Setup: true,
+			Until: `status.conditions.#(type=="Established").status==True`},
+		{Name: "custom resource owner", Method: "POST", Path: gcWidgets, Save: "widget", Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"owner"}}`},
+		gcCM("configmap dependent of the custom resource", "cm-dep", ownedBy("gc.example.com/v1", "Widget", "owner", "widget", false)),
+		gcCM("configmap owner", "cm-owner", ""),
+		{Name: "custom resource dependent of the configmap", Method: "POST", Path: gcWidgets, Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"dep",` + ownedBy("v1", "ConfigMap", "cm-owner", "cm-owner", false) + `}}`},
+		{Name: "custom resource dependent of a missing custom resource", Method: "POST", Path: gcWidgets, Body: `{"apiVersion":"gc.example.com/v1","kind":"Widget","metadata":{"name":"ghost-dep","ownerReferences":[{"apiVersion":"gc.example.com/v1","kind":"Widget","name":"ghost","uid":"00000000-0000-0000-0000-000000000003"}]}}`},
+		gcDelete("delete the custom resource owner", gcWidgets+"/owner", "Background"),
+		gcGet("configmap dependent collected", cmPath+"cm-dep", "gone"),
+		gcDelete("delete the configmap owner", cmPath+"cm-owner", "Background"),
+		gcGet("custom resource dependent collected", gcWidgets+"/dep", "gone"),
+		gcGet("dependent of a missing custom resource collected", gcWidgets+"/ghost-dep", "gone"),
+		{Name: "delete the CRD", Method: "DELETE", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.gc.example.com", Setup: true},
+	}},
 	{Name: "namespace-empty", Steps: []gcStep{
 		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"{ns}"}}`, Save: "ns"},
 		{Name: "delete namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}"},
@@ -257,7 +304,7 @@ func runGCCase(t *testing.T, srv gcServer, c gcCase) gcRecordedCase {
 			saved["rv:"+st.Save] = gjson.GetBytes(b, "metadata.resourceVersion").String()
 		}
 		out.Steps = append(out.Steps, gcRecorded{
-			Name: st.Name, Method: st.Method, Path: st.Path, ContentType: st.ContentType, Body: st.Body, Until: st.Until,
+			Name: st.Name, Method: st.Method, Path: st.Path, ContentType: st.ContentType, Body: st.Body, Until: st.Until, Setup: st.Setup,
 			Code: code, Warnings: warnings, Response: norm.normalize(gcProjection(b)),
 		})
 	}
@@ -460,6 +507,11 @@ func TestObservedGC(t *testing.T) {
 			if !ok {
 				t.Fatalf("recorded case %s is not in gcCases", wc.Name)
 			}
+			if c.CRDs {
+				if code, _, _ := srv.do(t, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "", ""); code != http.StatusOK {
+					t.Skipf("the fake serves no CustomResourceDefinitions (%d)", code)
+				}
+			}
 			got := runGCCase(t, srv, c)
 			if len(got.Steps) != len(wc.Steps) {
 				t.Fatalf("%d steps, recorded %d: re-record (TestRecordGCOracle)", len(got.Steps), len(wc.Steps))
@@ -469,6 +521,12 @@ func TestObservedGC(t *testing.T) {
 				t.Run(w.Name, func(t *testing.T) {
 					if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body || g.Until != w.Until {
 						t.Fatalf("step differs from the record: re-record (TestRecordGCOracle)")
+					}
+					if w.Setup {
+						if g.Code != w.Code {
+							t.Errorf("code %d, apiserver %d: %s", g.Code, w.Code, g.Response)
+						}
+						return
 					}
 					if g.Code != w.Code || !reflect.DeepEqual(g.Warnings, w.Warnings) || !jsonEqual(g.Response, w.Response) {
 						t.Errorf("answer differs from the apiserver's\n got: %d %q %s\nwant: %d %q %s", g.Code, g.Warnings, g.Response, w.Code, w.Warnings, w.Response)
@@ -517,6 +575,9 @@ func renderGC(all []gcRecordedCase) []byte {
 			if st.Until != "" {
 				fmt.Fprintf(&b, "(repeated until: %s)\n", st.Until)
 			}
+			if st.Setup {
+				b.WriteString("(setup: only the status code is compared)\n")
+			}
 			fmt.Fprintf(&b, "→ %d\n", st.Code)
 			for _, w := range st.Warnings {
 				fmt.Fprintf(&b, "Warning: %s\n", w)
@@ -544,7 +605,8 @@ which holds exactly what is below.
 
 Each case runs in its own namespace ` + "`gc-<case>`" + `. A step marked "repeated until" was sent again (every 200 ms,
 for at most 90 s) until its answer met the condition — 404 for "gone", else a gjson path — which is how the
-controllers' asynchronous work is awaited; the answer shown is the first that met it. A WATCH step watches from
+controllers' asynchronous work is awaited; the answer shown is the first that met it. A "setup" step prepares a
+case (a CRD); only its status code is compared. A WATCH step watches from
 the resourceVersion a step saved (the object's create) up to the first DELETED event and shows the events. Answers are projected to
 what the controllers decide: a Status whole; of an object its kind and metadata name, namespace, finalizers,
 ownerReferences, deletionTimestamp and deletionGracePeriodSeconds; a namespace's spec and status. uids

@@ -137,3 +137,37 @@ func TestNamespaceSeededTerminating(t *testing.T) {
 		t.Errorf("its configmap: %v, want 404", err)
 	}
 }
+
+// TestGarbageCollectorCycle checks that a Foreground delete of an owner in a cycle of blocking
+// owner references ends: kcm's cycle rule (a dependent whose own dependent is deleting in the
+// foreground stops blocking) lets both go.
+func TestGarbageCollectorCycle(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{})
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps("default")
+	a, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := func(cm *corev1.ConfigMap) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID, BlockOwnerDeletion: kptr.To(true)}}
+	}
+	b, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b", OwnerReferences: ref(a)}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.OwnerReferences = ref(b)
+	if _, err := cms.Update(ctx, a, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx, "a", metav1.DeleteOptions{PropagationPolicy: kptr.To(metav1.DeletePropagationForeground)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		waitFor(t, name+" gone", func() bool {
+			_, err := cms.Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err)
+		})
+	}
+}

@@ -30,6 +30,7 @@ type listener struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	queue   []notification
+	spare   []notification // the last delivered batch, emptied: the next queue, so a busy listener allocates no queue per event
 	stopped bool
 
 	synced chan struct{} // closed once the initial list has been delivered
@@ -57,7 +58,7 @@ func (l *listener) add(n notification) {
 func (l *listener) stop() {
 	l.mu.Lock()
 	l.stopped = true
-	l.queue = nil
+	l.queue, l.spare = nil, nil
 	l.cond.Signal()
 	l.mu.Unlock()
 }
@@ -74,7 +75,7 @@ func (l *listener) run() {
 			return
 		}
 		batch := l.queue
-		l.queue = nil
+		l.queue, l.spare = l.spare[:0], nil
 		l.mu.Unlock()
 		for i := range batch {
 			n := &batch[i]
@@ -90,8 +91,17 @@ func (l *listener) run() {
 			}
 			batch[i] = notification{} // let delivered objects go
 		}
+		l.mu.Lock()
+		if cap(batch) <= maxSpare {
+			l.spare = batch[:0]
+		}
+		l.mu.Unlock()
 	}
 }
+
+// maxSpare bounds the batch a listener keeps for reuse: a handler that fell behind by a whole
+// initial list (thousands of notifications) does not keep that much memory for good.
+const maxSpare = 1024
 
 // HasSynced reports whether the informer has synced and this handler has been given every object
 // of the initial list.

@@ -139,7 +139,10 @@ func (s *snapshot) collect(pl plan, cl *collector) {
 	if pl.si != nil {
 		if keys, small := pl.keys.Slice(pl.start); small {
 			// A value with a few keys (a node's pods): a plain loop lets the CPU fetch the next
-			// records while this one is read, where walk's callbacks keep it waiting on each.
+			// records while this one is read, where walk's callbacks keep it waiting on each. A
+			// page's item is appended here, and the last key written once after the loop: a call
+			// and a string store per item cost an indexed page of 20 items a fifth of its time.
+			last := ""
 			for _, e := range keys {
 				if !pl.inRange(e.Key) || cl.full() {
 					break
@@ -152,9 +155,21 @@ func (s *snapshot) collect(pl plan, cl *collector) {
 				} else {
 					rec = (*record)(e.Item)
 				}
-				if cl.pred.matchRecord(rec) && !cl.add(e.Key, rec) {
-					break
+				if !cl.pred.matchRecord(rec) {
+					continue
 				}
+				if cl.send != nil {
+					if !cl.add(e.Key, rec) {
+						break
+					}
+					continue
+				}
+				cl.n++
+				last = e.Key
+				cl.items = append(cl.items, rec.raw)
+			}
+			if last != "" {
+				cl.last = last
 			}
 			return
 		}
