@@ -325,7 +325,8 @@ func (s *Server) serveCRDLocked(crd *apiextensionsv1.CustomResourceDefinition) {
 		if tc, err := crdTypeConverter(t.gvk, vs); err == nil {
 			st := vs.structural
 			s.fields.SetCustomType(t.gvk, &patch.CustomType{TypeConverter: tc, Status: t.status,
-				Default: func(obj map[string]any) { applySchemaDefaults(obj, st) }})
+				Default: func(obj map[string]any) { applySchemaDefaults(obj, st) },
+				Prune:   vs.prune})
 		}
 		res.versions = append(res.versions, r)
 		s.crds.served[key] = r

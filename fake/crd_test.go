@@ -280,6 +280,39 @@ func TestCloseEndsCustomWatches(t *testing.T) {
 	}
 }
 
+// TestMergePatchUnknownFieldManaged: a merge patch with a field the schema does not know is
+// pruned before its managedFields are recorded, so the fields it does change are owned by its
+// manager (the field manager would otherwise fail on the unknown field and keep the old entries).
+func TestMergePatchUnknownFieldManaged(t *testing.T) {
+	ctx := context.Background()
+	_, dc := startEnvironment(t)
+	ns := dc.Resource(widgets).Namespace("default")
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := ns.Create(ctx, obj, metav1.CreateOptions{FieldManager: "creator"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ns.Patch(ctx, "w1", types.MergePatchType, []byte(`{"spec":{"size":"big","bogus":1}}`), metav1.PatchOptions{FieldManager: "patcher"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "bogus"); found {
+		t.Error("spec.bogus was stored; want it pruned")
+	}
+	owned := false
+	for _, e := range got.GetManagedFields() {
+		if e.Manager == "patcher" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), `"f:size"`) {
+			owned = true
+		}
+	}
+	if !owned {
+		t.Fatalf("managedFields %s: want spec.size owned by patcher", toJSON(t, got.GetManagedFields()))
+	}
+	if _, err := ns.Patch(ctx, "w1", types.MergePatchType, []byte(`{"spec":{"bogus":1}}`), metav1.PatchOptions{FieldValidation: "Strict"}); !apierrors.IsBadRequest(err) {
+		t.Fatalf("Strict merge patch with an unknown field: %v, want 400", err)
+	}
+}
+
 // TestNamespaceDeletesCustomResources: the namespace controller deletes custom resources too.
 func TestNamespaceDeletesCustomResources(t *testing.T) {
 	ctx := context.Background()
