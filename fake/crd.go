@@ -325,7 +325,8 @@ func (s *Server) serveCRDLocked(crd *apiextensionsv1.CustomResourceDefinition) {
 		if tc, err := crdTypeConverter(t.gvk, vs); err == nil {
 			st := vs.structural
 			s.fields.SetCustomType(t.gvk, &patch.CustomType{TypeConverter: tc, Status: t.status,
-				Default: func(obj map[string]any) { applySchemaDefaults(obj, st) }})
+				Default: func(obj map[string]any) { applySchemaDefaults(obj, st) },
+				Prune:   vs.prune})
 		}
 		res.versions = append(res.versions, r)
 		s.crds.served[key] = r
@@ -450,6 +451,47 @@ func (s *Server) fanOutLocked(r *served, typ watchcache.EventType, b []byte, rv 
 		}
 		_ = other.cache.Apply(watchcache.Event{Type: typ, Object: ob, ResourceVersion: rv})
 	}
+}
+
+// customGVRs returns the served versions of every CRD's resource, by CRD name and then in the
+// CRD's version order.
+func (s *Server) customGVRs() []schema.GroupVersionResource {
+	s.crds.mu.RLock()
+	defer s.crds.mu.RUnlock()
+	var out []schema.GroupVersionResource
+	for _, name := range sortedKeys(s.crds.byName) {
+		for _, r := range s.crds.byName[name].versions {
+			out = append(out, r.gvr)
+		}
+	}
+	return out
+}
+
+// stopCustomCaches stops the caches of every custom resource (Close): their watches end.
+func (s *Server) stopCustomCaches() {
+	s.crds.mu.RLock()
+	defer s.crds.mu.RUnlock()
+	for _, r := range s.crds.served {
+		r.cache.Stop()
+	}
+}
+
+// namespacedPathOfClusterCustom reports whether a path names a cluster-scoped custom resource
+// under /namespaces/{ns}/, which the apiserver's custom resource handler answers with a plain-text
+// 404 (reference/observed-crds.md, cluster / namespaced path).
+func (s *Server) namespacedPathOfClusterCustom(path string) bool {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segs) < 6 || segs[0] != "apis" || segs[3] != "namespaces" {
+		return false
+	}
+	r := s.lookupCustom(segs[1] + "/" + segs[2] + "/" + segs[5])
+	return r != nil && !r.namespaced
+}
+
+// customNotFound is the apiserver's answer to a subresource a custom resource does not have: the
+// object is not found (reference/observed-crds.md, cluster / unknown subresource).
+func customNotFound(t target) error {
+	return apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
 }
 
 // admitCustom refuses creates of a CRD's objects while the CRD terminates, as the

@@ -1,31 +1,37 @@
 package fake
 
 import (
+	"context"
 	"encoding/json"
+	"mime"
 	"net/http"
+	"sort"
 	"strings"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 )
 
-// customScale serves GET and PUT of a custom resource's scale subresource: an autoscaling/v1 Scale
-// read from (and, for PUT, written to) the paths the CRD's scale subresource names
-// (reference/observed-crds.md, lifecycle / get scale, update scale). A scale update is an update
-// of the object: it bumps its generation.
+// customScale serves a custom resource's scale subresource: an autoscaling/v1 Scale read from the
+// paths the CRD's scale subresource names (reference/observed-crds.md, lifecycle / get scale,
+// update scale). PUT, and PATCH with a JSON or merge patch of the Scale (what kubectl scale
+// sends), write the replicas path; a scale write is an update of the object, so it bumps its
+// generation.
 func (s *Server) customScale(w http.ResponseWriter, r *http.Request, t target) {
-	sc := t.res.custom.scale
+	manager := patch.ManagerFromUserAgent(r.UserAgent())
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		cur, err := current(r.Context(), t.res, t.namespace, t.name)
-		if err != nil || cur == nil {
-			if err == nil {
-				err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
-			}
+		if err == nil && cur == nil {
+			err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+		}
+		if err != nil {
 			writeError(w, err)
 			return
 		}
@@ -36,37 +42,28 @@ func (s *Server) customScale(w http.ResponseWriter, r *http.Request, t target) {
 			writeError(w, err)
 			return
 		}
-		var in autoscalingv1.Scale
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeError(w, apierrors.NewBadRequest(err.Error()))
+		s.mu.Lock()
+		b, err := s.updateCustomScaleLocked(r.Context(), t, body, nil, "", manager)
+		s.mu.Unlock()
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		s.answerCustomScale(w, b, t)
+	case http.MethodPatch:
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		pt := types.PatchType(mt)
+		if pt != types.JSONPatchType && pt != types.MergePatchType {
+			writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType)))
+			return
+		}
+		body, err := readBody(r)
+		if err != nil {
+			writeError(w, err)
 			return
 		}
 		s.mu.Lock()
-		cur, err := current(r.Context(), t.res, t.namespace, t.name)
-		if err == nil && cur == nil {
-			err = apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
-		}
-		var b []byte
-		if err == nil {
-			var old *unstructured.Unstructured
-			obj, derr := decodeStored(t.res.resourceType, cur)
-			if derr != nil {
-				err = derr
-			} else {
-				old = obj.(*unstructured.Unstructured)
-				u := old.DeepCopy()
-				_ = unstructured.SetNestedField(u.Object, int64(in.Spec.Replicas), pathFields(sc.SpecReplicasPath)...)
-				if in.ResourceVersion != "" {
-					u.SetResourceVersion(in.ResourceVersion)
-				} // else the scale updates the current object, unconditionally
-				main := t
-				main.subresource = ""
-				manager := patch.ManagerFromUserAgent(r.UserAgent())
-				if err = s.track(t.res, u, old, "scale", manager); err == nil {
-					b, err = s.updateLocked(main, u, old, cur, false, manager, true)
-				}
-			}
-		}
+		b, err := s.updateCustomScaleLocked(r.Context(), t, nil, body, pt, manager)
 		s.mu.Unlock()
 		if err != nil {
 			writeError(w, err)
@@ -78,13 +75,88 @@ func (s *Server) customScale(w http.ResponseWriter, r *http.Request, t target) {
 	}
 }
 
-// answerCustomScale writes the autoscaling/v1 Scale of a stored custom resource, read from the
-// paths its CRD's scale subresource names.
-func (s *Server) answerCustomScale(w http.ResponseWriter, obj []byte, t target) {
+// updateCustomScaleLocked writes a Scale (body, or the current Scale patched by p of type pt) to
+// the object's replicas path and stores the object. A Scale without a resourceVersion updates the
+// current object. The caller holds s.mu across the read and the write.
+func (s *Server) updateCustomScaleLocked(ctx context.Context, t target, body, p []byte, pt types.PatchType, manager string) ([]byte, error) {
+	cur, err := current(ctx, t.res, t.namespace, t.name)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return nil, apierrors.NewNotFound(t.res.gvr.GroupResource(), t.name)
+	}
+	if p != nil {
+		if body, err = customScaleOf(cur, t); err == nil {
+			if pt == types.JSONPatchType {
+				var ops jsonpatch.Patch
+				if ops, err = jsonpatch.DecodePatch(p); err == nil {
+					body, err = ops.Apply(body)
+				}
+			} else {
+				body, err = jsonpatch.MergePatch(body, p)
+			}
+		}
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+	}
+	var in autoscalingv1.Scale
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	obj, err := decodeStored(t.res.resourceType, cur)
+	if err != nil {
+		return nil, err
+	}
+	old := obj.(*unstructured.Unstructured)
+	u := old.DeepCopy()
+	if err := unstructured.SetNestedField(u.Object, int64(in.Spec.Replicas), pathFields(t.res.custom.scale.SpecReplicasPath)...); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if in.ResourceVersion != "" {
+		u.SetResourceVersion(in.ResourceVersion)
+	}
+	if err := s.track(t.res, u, old, "scale", manager); err != nil {
+		return nil, err
+	}
+	untimeScaleEntry(u, manager)
+	main := t
+	main.subresource = ""
+	return s.updateLocked(main, u, old, cur, false, manager, true)
+}
+
+// untimeScaleEntry drops the time of a scale write's managedFields entry and puts the entries
+// back in the field manager's order (operation, then time, a missing time first), as the
+// apiserver, whose scale handler converts the entry through the Scale and loses its time,
+// stores them (reference/observed-crds.md, lifecycle / after scale).
+func untimeScaleEntry(u *unstructured.Unstructured, manager string) {
+	mf := u.GetManagedFields()
+	for i := range mf {
+		if mf[i].Subresource == "scale" && mf[i].Manager == manager {
+			mf[i].Time = nil
+		}
+	}
+	unix := func(e metav1.ManagedFieldsEntry) int64 {
+		if e.Time == nil {
+			return 0
+		}
+		return e.Time.Unix()
+	}
+	sort.SliceStable(mf, func(i, j int) bool {
+		if mf[i].Operation != mf[j].Operation {
+			return mf[i].Operation < mf[j].Operation
+		}
+		return unix(mf[i]) < unix(mf[j])
+	})
+	u.SetManagedFields(mf)
+}
+
+// customScaleOf is the Scale of a stored custom resource.
+func customScaleOf(obj []byte, t target) ([]byte, error) {
 	var u unstructured.Unstructured
 	if err := u.UnmarshalJSON(obj); err != nil {
-		writeError(w, internalError("scale of %s: %v", t.name, err))
-		return
+		return nil, internalError("scale of %s: %v", t.name, err)
 	}
 	sc := t.res.custom.scale
 	out := autoscalingv1.Scale{
@@ -107,7 +179,16 @@ func (s *Server) answerCustomScale(w http.ResponseWriter, obj []byte, t target) 
 	}
 	b, err := json.Marshal(&out)
 	if err != nil {
-		writeError(w, internalError("scale of %s: %v", t.name, err))
+		return nil, internalError("scale of %s: %v", t.name, err)
+	}
+	return b, nil
+}
+
+// answerCustomScale writes the autoscaling/v1 Scale of a stored custom resource.
+func (s *Server) answerCustomScale(w http.ResponseWriter, obj []byte, t target) {
+	b, err := customScaleOf(obj, t)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
 	writeBody(w, http.StatusOK, b)

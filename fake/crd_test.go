@@ -95,6 +95,9 @@ func TestEnvironmentCRD(t *testing.T) {
 	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 1 {
 		t.Errorf("spec.replicas %d, want the default 1", r)
 	}
+	if res := env.Server.Resources(); !slices.Contains(res, widgets) {
+		t.Errorf("Resources() lacks %v", widgets)
+	}
 	if idx := env.Server.Cache(widgets).Indexes(); !slices.Contains(idx, watchcache.FieldIndex("spec.color")) {
 		t.Errorf("indexes %v: want the selectable field spec.color's", idx)
 	}
@@ -156,6 +159,157 @@ func TestCRDDeleteEndsWatches(t *testing.T) {
 	list, err := ns.List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 0 {
 		t.Fatalf("after re-creating the CRD: %d items, %v; want none", len(list.Items), err)
+	}
+}
+
+// TestCRDUpdateVersions: a CRD update that stops serving a version stops serving it (its
+// watches end) and keeps the others, with their objects.
+func TestCRDUpdateVersions(t *testing.T) {
+	ctx := context.Background()
+	_, dc := startEnvironment(t)
+	beta := schema.GroupVersionResource{Group: widgets.Group, Version: "v1beta1", Resource: widgets.Resource}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := dc.Resource(widgets).Namespace("default").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dc.Resource(beta).Namespace("default").Get(ctx, "w1", metav1.GetOptions{})
+	if err != nil || got.GetAPIVersion() != "env.example.com/v1beta1" {
+		t.Fatalf("w1 as v1beta1: %v, %v", got, err)
+	}
+	wi, err := dc.Resource(beta).Namespace("default").Watch(ctx, metav1.ListOptions{ResourceVersion: got.GetResourceVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Stop()
+	crd, err := dc.Resource(crds).Get(ctx, "widgets.env.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	versions[1].(map[string]any)["served"] = false
+	_ = unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions")
+	if _, err := dc.Resource(crds).Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-wi.ResultChan():
+		if ok {
+			t.Fatal("the v1beta1 watch got an event; want it ended")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the v1beta1 watch did not end")
+	}
+	if _, err := dc.Resource(beta).Namespace("default").Get(ctx, "w1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("v1beta1 after it stopped being served: %v, want NotFound", err)
+	}
+	if _, err := dc.Resource(widgets).Namespace("default").Get(ctx, "w1", metav1.GetOptions{}); err != nil {
+		t.Fatalf("v1 after the update: %v", err)
+	}
+}
+
+// TestScalePatch: kubectl scale's merge patch of the scale subresource, and a JSON patch, write
+// the CRD's replicas path.
+func TestScalePatch(t *testing.T) {
+	ctx := context.Background()
+	_, dc := startEnvironment(t)
+	ns := dc.Resource(widgets).Namespace("default")
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := ns.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pt    types.PatchType
+		patch string
+		want  int64
+	}{
+		{types.MergePatchType, `{"spec":{"replicas":3}}`, 3},
+		{types.JSONPatchType, `[{"op":"replace","path":"/spec/replicas","value":4}]`, 4},
+	} {
+		sc, err := ns.Patch(ctx, "w1", tc.pt, []byte(tc.patch), metav1.PatchOptions{}, "scale")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(sc.Object, "spec", "replicas"); n != tc.want || sc.GetKind() != "Scale" {
+			t.Fatalf("%s: %s %d, want Scale %d", tc.pt, sc.GetKind(), n, tc.want)
+		}
+		got, err := ns.Get(ctx, "w1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); n != tc.want {
+			t.Fatalf("%s: spec.replicas %d, want %d", tc.pt, n, tc.want)
+		}
+	}
+	if _, err := ns.Patch(ctx, "w1", types.MergePatchType, []byte(`{"spec":{"replicas":-1}}`), metav1.PatchOptions{}, "scale"); !apierrors.IsInvalid(err) {
+		t.Fatalf("replicas -1: %v, want 422", err)
+	}
+}
+
+// TestCloseEndsCustomWatches: Close ends the watches of custom resources at once, as those of
+// built-in resources, and deletecollection deletes custom resources.
+func TestCloseEndsCustomWatches(t *testing.T) {
+	ctx := context.Background()
+	env, dc := startEnvironment(t)
+	ns := dc.Resource(widgets).Namespace("default")
+	for _, name := range []string{"w1", "w2"} {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": name}, "spec": map[string]any{"color": "red"}}}
+		if _, err := ns.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ns.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.Server.Cache(widgets).Len(); n != 0 {
+		t.Fatalf("%d widgets after deletecollection, want 0", n)
+	}
+	wi, err := ns.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Stop()
+	start := time.Now()
+	_ = env.Stop()
+	for range wi.ResultChan() {
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Stop took %v with a custom resource's watch open", d)
+	}
+}
+
+// TestMergePatchUnknownFieldManaged: a merge patch with a field the schema does not know is
+// pruned before its managedFields are recorded, so the fields it does change are owned by its
+// manager (the field manager would otherwise fail on the unknown field and keep the old entries).
+func TestMergePatchUnknownFieldManaged(t *testing.T) {
+	ctx := context.Background()
+	_, dc := startEnvironment(t)
+	ns := dc.Resource(widgets).Namespace("default")
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "env.example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"color": "red"}}}
+	if _, err := ns.Create(ctx, obj, metav1.CreateOptions{FieldManager: "creator"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ns.Patch(ctx, "w1", types.MergePatchType, []byte(`{"spec":{"size":"big","bogus":1}}`), metav1.PatchOptions{FieldManager: "patcher"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "bogus"); found {
+		t.Error("spec.bogus was stored; want it pruned")
+	}
+	owned := false
+	for _, e := range got.GetManagedFields() {
+		if e.Manager == "patcher" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), `"f:size"`) {
+			owned = true
+		}
+	}
+	if !owned {
+		t.Fatalf("managedFields %s: want spec.size owned by patcher", toJSON(t, got.GetManagedFields()))
+	}
+	if _, err := ns.Patch(ctx, "w1", types.MergePatchType, []byte(`{"spec":{"bogus":1}}`), metav1.PatchOptions{FieldValidation: "Strict"}); !apierrors.IsBadRequest(err) {
+		t.Fatalf("Strict merge patch with an unknown field: %v, want 400", err)
 	}
 }
 

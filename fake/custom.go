@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/duration"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -72,14 +73,16 @@ func prepareCustomUpdate(t *resourceType, obj, old *unstructured.Unstructured, s
 	return obj
 }
 
-// customSpecChanged reports whether anything but apiVersion, kind, metadata and status differs:
-// what bumps a custom resource's generation.
+// customSpecChanged reports whether anything but metadata differs: what bumps a custom
+// resource's generation, as the custom resource strategy compares. With a status subresource the
+// main resource's status is the stored one by then (prepareCustomUpdate), so only a resource
+// without one has its status changes bump the generation, as on the apiserver.
 func customSpecChanged(obj, old *unstructured.Unstructured) bool {
 	strip := func(m map[string]any) map[string]any {
 		out := make(map[string]any, len(m))
 		for k, v := range m {
 			switch k {
-			case "apiVersion", "kind", "metadata", "status":
+			case "apiVersion", "kind", "metadata":
 				continue
 			}
 			out[k] = v
@@ -144,15 +147,18 @@ func storageVersionHash(group, version, kind string) string {
 	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
-// customPrinter prints a custom resource's Table as the apiserver does for a CRD with
-// additionalPrinterColumns: Name, then each column, whose cell is the value at its JSONPath
-// (reference/observed-crds.md, lifecycle / table). Without columns it is the default printer.
+// customPrinter prints a custom resource's Table as the apiserver does: Name, then each of the
+// version's additionalPrinterColumns, or Age when it has none; a cell is the value at the
+// column's JSONPath, a date column's the age of its timestamp (reference/observed-crds.md,
+// lifecycle / table, cluster / table default columns).
 func customPrinter(cols []apiextensionsv1.CustomResourceColumnDefinition) *kubeapi.Printer {
+	doc := metav1.ObjectMeta{}.SwaggerDoc()
 	if len(cols) == 0 {
-		return nil
+		cols = []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: doc["creationTimestamp"]}}
 	}
-	defs := []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: metav1.ObjectMeta{}.SwaggerDoc()["name"]}}
+	defs := []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: doc["name"]}}
 	paths := make([]string, len(cols))
+	dates := make([]bool, len(cols))
 	for i, c := range cols {
 		defs = append(defs, metav1.TableColumnDefinition{
 			Name: c.Name, Type: c.Type, Format: c.Format, Priority: c.Priority,
@@ -162,17 +168,26 @@ func customPrinter(cols []apiextensionsv1.CustomResourceColumnDefinition) *kubea
 			defs[len(defs)-1].Description = c.Description
 		}
 		paths[i] = strings.TrimPrefix(c.JSONPath, ".")
+		dates[i] = c.Type == "date"
 	}
-	return &kubeapi.Printer{Columns: defs, Row: func(obj []byte, _ time.Time) metav1.TableRow {
+	return &kubeapi.Printer{Columns: defs, Row: func(obj []byte, now time.Time) metav1.TableRow {
 		cells := make([]any, 0, len(paths)+1)
 		cells = append(cells, gjson.GetBytes(obj, "metadata.name").String())
-		for _, p := range paths {
+		for i, p := range paths {
 			v := gjson.GetBytes(obj, p)
-			if !v.Exists() {
+			switch {
+			case !v.Exists():
 				cells = append(cells, nil)
-				continue
+			case dates[i]:
+				t, err := time.Parse(time.RFC3339, v.String())
+				if err != nil {
+					cells = append(cells, v.Value())
+					continue
+				}
+				cells = append(cells, duration.HumanDuration(now.Sub(t)))
+			default:
+				cells = append(cells, v.Value())
 			}
-			cells = append(cells, v.Value())
 		}
 		return metav1.TableRow{Cells: cells}
 	}}

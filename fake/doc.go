@@ -14,6 +14,11 @@
 // The answers to writes (codes, reasons, messages, details, resulting objects) are those recorded
 // from that apiserver in reference/observed-writes.md, which the tests cite.
 //
+// CustomResourceDefinitions are served as the apiextensions apiserver serves them (crd.go):
+// created through the API or at start (Options.CRDs, Options.CRDDirectoryPaths), Established
+// before the create answers, their objects pruned, defaulted and validated against the structural
+// schema (reference/observed-crds.md). Environment is a Server in envtest's shape.
+//
 // Two controllers of kube-controller-manager run in it, each switchable off: the garbage
 // collector (ownerReferences; Background, Foreground and Orphan propagation) and the namespace
 // controller (a deleted namespace's content goes, then the namespace), as recorded with

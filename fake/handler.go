@@ -65,6 +65,14 @@ func (s *Server) parsePath(path string) (target, bool) {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	t, ok := s.parsePath(r.URL.Path)
+	if !ok && s.namespacedPathOfClusterCustom(r.URL.Path) {
+		http.NotFound(w, r) // the apiserver's CR handler: a plain-text 404
+		return
+	}
+	if ok && t.res.custom != nil && t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) {
+		writeError(w, customNotFound(t))
+		return
+	}
 	if !ok || (read && t.subresource == "") {
 		s.api.ServeHTTP(w, r)
 		return

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -103,7 +104,17 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if reflect.TypeOf(obj) != reflect.PointerTo(t.res.goType) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && t.res.custom != nil {
+		// A custom resource: pruned and defaulted by its schema, as a body is; the fields pruning
+		// drops are the fieldValidation warnings (reference/observed-crds.md, validation / merge
+		// patch unknown field).
+		pruned, err := strictness(t.res.resourceType, opts.FieldValidation, t.res.custom.schema.prune(u.Object))
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		applySchemaDefaults(u.Object, t.res.custom.schema.structural)
+		warnings = append(warnings, pruned...)
+	} else if reflect.TypeOf(obj) != reflect.PointerTo(t.res.goType) {
 		// Not the resource's Go type: through JSON, as a body.
 		b, err := encode(t.res.resourceType, obj)
 		if err != nil {

@@ -342,13 +342,14 @@ func (s *Server) AdvanceResourceVersion(rv uint64) {
 	}
 }
 
-// Resources returns the served resources, in discovery order.
+// Resources returns the served resources, in discovery order: the built-in ones, then every
+// served version of the custom resources CRDs made.
 func (s *Server) Resources() []schema.GroupVersionResource {
 	out := make([]schema.GroupVersionResource, len(s.order))
 	for i, r := range s.order {
 		out[i] = r.gvr
 	}
-	return out
+	return append(out, s.customGVRs()...)
 }
 
 // Close stops the server: running watches end, the listener and connections close. It waits
@@ -372,4 +373,5 @@ func (s *Server) stopCaches() {
 	for _, r := range s.order {
 		r.cache.Stop()
 	}
+	s.stopCustomCaches()
 }

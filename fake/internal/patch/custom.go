@@ -1,6 +1,10 @@
 package patch
 
 import (
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -17,6 +21,36 @@ type CustomType struct {
 	Status        bool
 	// Default fills in the schema's defaults of an object in place; nil means none.
 	Default func(obj map[string]any)
+	// Prune drops the fields the schema does not know from an object in place and returns them
+	// as the apiserver words them (`unknown field "spec.x"`); nil means none. A JSON or merge
+	// patch's result is pruned (and defaulted) before its managedFields are updated, as the
+	// apiserver decodes a patched custom resource through its schema first.
+	Prune func(obj map[string]any) []string
+}
+
+// pruneCustom prunes and defaults a patched custom resource by its CustomType and applies
+// fieldValidation to what pruning dropped: Strict is the apiserver's 400, Warn (the default) a
+// warning each, Ignore nothing.
+func (p *Patcher) pruneCustom(k kind, obj runtime.Object, fc *fieldCheck) error {
+	t := p.customType(k.gvk)
+	u, ok := obj.(interface{ UnstructuredContent() map[string]any })
+	if t == nil || t.Prune == nil || !ok {
+		return nil
+	}
+	unknown := t.Prune(u.UnstructuredContent())
+	if t.Default != nil {
+		t.Default(u.UnstructuredContent())
+	}
+	switch {
+	case len(unknown) == 0 || !fc.strict:
+		return nil
+	case fc.fail:
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s",
+			k.gvk.Kind, k.gvk.Version, k.gvk.Kind, strings.Join(unknown, ", ")))
+	default:
+		fc.warnings = append(fc.warnings, unknown...)
+		return nil
+	}
 }
 
 // SetCustomType makes the kind a custom resource typed by t, or with nil, untyped again (every

@@ -69,6 +69,9 @@ func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime
 	if err != nil {
 		return nil, err
 	}
+	if err := p.pruneCustom(k, obj, fc); err != nil {
+		return nil, err
+	}
 	return fm.UpdateNoErrors(live, obj, req.FieldManager), nil
 }
 
