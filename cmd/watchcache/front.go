@@ -148,8 +148,6 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		name, _ := s.stats()
 		col.AddSource(name, func() any { _, st := s.stats(); return st })
 	}
-	m := newRequestMetrics(col)
-
 	drain, startDrain := context.WithCancel(context.Background())
 	defer startDrain()
 	lim := &limits{
@@ -160,6 +158,7 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		writeTimeout:      f.flags.writeTimeout,
 		drain:             drain,
 	}
+	m := newRequestMetrics(col, lim.inFlightCollector())
 	metricsHandler := m.Handler()
 	var api http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" {

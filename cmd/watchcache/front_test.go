@@ -265,6 +265,9 @@ func TestMetrics(t *testing.T) {
 		`apiserver_watch_events_total{group="",resource="pods",version="v1"} `,
 		`watchcache_objects{group="",resource="pods"} 20`,
 		`watchcache_watchers{group="",resource="pods"} 1`,
+		`apiserver_current_inflight_requests{request_kind="readOnly"} 1`, // the scrape itself
+		`apiserver_current_inflight_requests{request_kind="mutating"} 0`,
+		`watchcache_current_watches 1`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(during, want) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 )
@@ -174,3 +175,29 @@ func (d *deadlineWriter) FlushError() error {
 }
 
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// inFlightCollector exports the slots taken as the apiserver's apiserver_current_inflight_requests
+// (request_kind readOnly or mutating; without a limit, nothing is counted and it reads 0), and
+// watches as watchcache_current_watches.
+func (l *limits) inFlightCollector() prometheus.Collector {
+	return inFlight{l}
+}
+
+type inFlight struct{ l *limits }
+
+var (
+	inFlightDesc = prometheus.NewDesc("apiserver_current_inflight_requests",
+		"Slots of the in-flight limits taken at the scrape, per request kind (the apiserver reports the maximum of the last second).", []string{"request_kind"}, nil)
+	watchesDesc = prometheus.NewDesc("watchcache_current_watches", "Watches running within --max-watches.", nil, nil)
+)
+
+func (i inFlight) Describe(ch chan<- *prometheus.Desc) {
+	ch <- inFlightDesc
+	ch <- watchesDesc
+}
+
+func (i inFlight) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(len(i.l.readOnly)), "readOnly")
+	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(len(i.l.mutating)), "mutating")
+	ch <- prometheus.MustNewConstMetric(watchesDesc, prometheus.GaugeValue, float64(len(i.l.watches)))
+}
