@@ -171,13 +171,13 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		api = testWrap(api)
 	}
 	checked := gate.WithRequestInfo(m.Wrap(f.gate.Handler(lim.Wrap(api))))
-	top := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	top := withResponseDeadline(f.flags.writeTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isOpen(r.URL.Path) {
 			app.ServeHTTP(w, r)
 			return
 		}
 		checked.ServeHTTP(w, r)
-	})
+	}))
 
 	// Requests derive their context from base: cancelling it cuts those still running at the
 	// shutdown deadline.

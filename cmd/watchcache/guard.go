@@ -111,11 +111,6 @@ func (l *limits) Wrap(next http.Handler) http.Handler {
 			}
 			defer release(sem)
 		}
-		// A client that stops reading must not hold a response (and the snapshot it reads) for
-		// ever: the connection is closed when the deadline passes.
-		if l.writeTimeout > 0 {
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(l.writeTimeout))
-		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -150,13 +145,18 @@ func (l *limits) watch(next http.Handler, w http.ResponseWriter, r *http.Request
 		defer stop()
 	}
 	if l.writeTimeout > 0 {
-		w = &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: l.writeTimeout}
+		// The whole-response deadline (withResponseDeadline) gives way to one per write.
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{})
+		w = &deadlineWriter{ResponseWriter: w, rc: rc, timeout: l.writeTimeout}
 	}
 	next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // deadlineWriter gives each write of a watch its own deadline: a watch lives for minutes, but a
-// client that stops reading is cut within timeout of the write it blocks.
+// client that stops reading is cut within timeout of the write it blocks. The deadline is cleared
+// once the write is done: an HTTP/2 stream is reset when its deadline passes even while nothing is
+// being written, and a watch may be idle for longer than the timeout.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
@@ -165,13 +165,30 @@ type deadlineWriter struct {
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	defer d.rc.SetWriteDeadline(time.Time{})
 	return d.ResponseWriter.Write(p)
 }
 
 // FlushError flushes within the write deadline; http.ResponseController finds it.
 func (d *deadlineWriter) FlushError() error {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	defer d.rc.SetWriteDeadline(time.Time{})
 	return d.rc.Flush()
+}
+
+// withResponseDeadline gives every response a deadline of timeout from its start, answers of the
+// open paths and refusals (401, 403, 429) included: a client that stops reading must not hold a
+// response (and the snapshot it reads) for ever. Every request sets its own, because the server
+// has no WriteTimeout of its own and a keep-alive connection would otherwise keep the deadline of
+// its previous request. A watch replaces it by one per write (limits.watch).
+func withResponseDeadline(timeout time.Duration, next http.Handler) http.Handler {
+	if timeout <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout))
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }

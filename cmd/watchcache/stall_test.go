@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -97,5 +99,85 @@ func TestClientCertificate(t *testing.T) {
 				t.Fatalf("%d %.300s, want %d with %s", code, body, tc.code, tc.body)
 			}
 		})
+	}
+}
+
+// TestWriteTimeoutSparesIdleWatch: a watch idle for longer than --write-timeout keeps going over
+// HTTP/2 (whose streams are reset when a deadline passes, even with nothing to write), and gets
+// the next event.
+func TestWriteTimeoutSparesIdleWatch(t *testing.T) {
+	url, _ := startServe(t, append(tinyCluster, "--tls-self-signed", "--write-timeout", "300ms")...)
+	c := &http.Client{Transport: &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	defer c.CloseIdleConnections()
+	resp, err := c.Get(url + "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("protocol %s, want HTTP/2", resp.Proto)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	time.Sleep(time.Second)
+	req, _ := http.NewRequest("POST", url+"/api/v1/namespaces/default/configmaps", strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"late"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	cr, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr.Body.Close()
+	if cr.StatusCode != 201 {
+		t.Fatalf("create: %d", cr.StatusCode)
+	}
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the idle watch ended")
+			}
+			if strings.Contains(l, `"name":"late"`) {
+				return
+			}
+		case <-timeout:
+			t.Fatal("no event for the new configmap")
+		}
+	}
+}
+
+// TestKeepAliveDeadline: on a keep-alive connection, a request does not inherit the deadline of
+// the one before it: a probe sent after the previous response's deadline passed is answered.
+func TestKeepAliveDeadline(t *testing.T) {
+	url, _ := startServe(t, append(tinyCluster, "--write-timeout", "300ms")...)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for i, path := range []string{"/api/v1/namespaces", "/healthz", "/api/v1/nodes"} {
+		if i > 0 {
+			time.Sleep(600 * time.Millisecond)
+		}
+		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("GET %s on the kept-alive connection: %v", path, err)
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
 	}
 }
