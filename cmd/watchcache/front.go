@@ -129,6 +129,16 @@ func isOpen(p string) bool {
 	return false
 }
 
+// revisionSource is a source with one revision across its resources (etcd), which the metrics
+// compare with each cache's.
+type revisionSource interface {
+	revision(ctx context.Context) (uint64, error)
+}
+
+// revisionTimeout bounds the request for the source's revision at a scrape: a scrape must answer
+// while the source is down (the lag is left out then).
+const revisionTimeout = 2 * time.Second
+
 // statsSource is a source whose counters the metrics export.
 type statsSource interface {
 	stats() (name string, stats any)
@@ -147,6 +157,13 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 	if s, ok := src.(statsSource); ok {
 		name, _ := s.stats()
 		col.AddSource(name, func() any { _, st := s.stats(); return st })
+	}
+	if s, ok := src.(revisionSource); ok {
+		col.SetRevision(func() (uint64, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), revisionTimeout)
+			defer cancel()
+			return s.revision(ctx)
+		})
 	}
 	drain, startDrain := context.WithCancel(context.Background())
 	defer startDrain()
