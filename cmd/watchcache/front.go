@@ -83,6 +83,18 @@ var testWrap func(http.Handler) http.Handler
 // newFront checks the flags: plain HTTP only on loopback, and off loopback TLS and an
 // authenticator.
 func newFront(listen string, f safetyFlags, log *slog.Logger) (*front, error) {
+	for _, n := range []struct {
+		flag string
+		v    int64
+	}{
+		{"max-requests-inflight", int64(f.maxInFlight)}, {"max-mutating-requests-inflight", int64(f.maxMutatingInFlight)},
+		{"max-watches", int64(f.maxWatches)}, {"min-request-timeout", int64(f.minRequestTimeout)},
+		{"write-timeout", int64(f.writeTimeout)}, {"shutdown-timeout", int64(f.shutdownTimeout)},
+	} {
+		if n.v < 0 {
+			return nil, fmt.Errorf("--%s must be ≥ 0", n.flag)
+		}
+	}
 	// k8s.io/apiserver's authenticators and client-go log through klog: into serve's log.
 	klog.SetSlogLogger(log)
 	g, err := gate.New(f.gate)

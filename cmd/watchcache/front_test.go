@@ -77,6 +77,8 @@ func TestPlainHTTPOnlyOnLoopback(t *testing.T) {
 		{"two certificates", []string{"--tls-self-signed", "--tls-cert-file", tokens, "--tls-private-key-file", tokens}, "two certificates"},
 		{"client CA without TLS", []string{"--client-ca-file", tokens}, "--client-ca-file"},
 		{"encryption without etcd", []string{"--encryption-provider-config", tokens}, "needs --etcd-endpoints"},
+		{"negative limit", []string{"--max-requests-inflight", "-1"}, "--max-requests-inflight must be ≥ 0"},
+		{"negative timeout", []string{"--shutdown-timeout", "-1s"}, "--shutdown-timeout must be ≥ 0"},
 		{"loopback, plain", []string{"--listen", "127.0.0.1:0"}, ""},
 		{"wildcard, TLS, tokens", []string{"--listen", "0.0.0.0:0", "--tls-self-signed", "--token-auth-file", tokens}, ""},
 	} {
