@@ -178,9 +178,9 @@ func (d *deadlineWriter) FlushError() error {
 
 // withResponseDeadline gives every response a deadline of timeout from its start, answers of the
 // open paths and refusals (401, 403, 429) included: a client that stops reading must not hold a
-// response (and the snapshot it reads) for ever. Every request sets its own, because the server
-// has no WriteTimeout of its own and a keep-alive connection would otherwise keep the deadline of
-// its previous request. A watch replaces it by one per write (limits.watch).
+// response (and the snapshot it reads) for ever. It is per request rather than the server's
+// WriteTimeout because a watch replaces it by one per write (limits.watch); net/http clears it
+// once the response is done.
 func withResponseDeadline(timeout time.Duration, next http.Handler) http.Handler {
 	if timeout <= 0 {
 		return next

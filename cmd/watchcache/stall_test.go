@@ -10,7 +10,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -149,35 +148,6 @@ func TestWriteTimeoutSparesIdleWatch(t *testing.T) {
 			}
 		case <-timeout:
 			t.Fatal("no event for the new configmap")
-		}
-	}
-}
-
-// TestKeepAliveDeadline: on a keep-alive connection, a request does not inherit the deadline of
-// the one before it: a probe sent after the previous response's deadline passed is answered.
-func TestKeepAliveDeadline(t *testing.T) {
-	url, _ := startServe(t, append(tinyCluster, "--write-timeout", "300ms")...)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	br := bufio.NewReader(conn)
-	for i, path := range []string{"/api/v1/namespaces", "/healthz", "/api/v1/nodes"} {
-		if i > 0 {
-			time.Sleep(600 * time.Millisecond)
-		}
-		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("GET %s on the kept-alive connection: %v", path, err)
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
 		}
 	}
 }
