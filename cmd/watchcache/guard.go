@@ -17,7 +17,8 @@ import (
 const retryAfter = "1"
 
 // tooManyRequestsBody is the apiserver's 429 body for a request over its in-flight limits: plain
-// text, written by http.Error (k8s.io/apiserver/pkg/server/filters: tooManyRequests).
+// text, written by http.Error (k8s.io/apiserver/pkg/server/filters: tooManyRequests; recorded in
+// reference/observed-authn.md).
 const tooManyRequestsBody = "Too many requests, please try again later."
 
 // limits are serve's bounds on concurrent work, as the apiserver's --max-requests-inflight and
