@@ -63,9 +63,23 @@ var cacheMetrics = []cacheMetric{
 // It is an unchecked collector (Describe sends nothing): the metrics of a source are named after
 // the fields of its stats, which it learns only when it collects them.
 type Collector struct {
-	mu      sync.Mutex
-	caches  map[cacheID]*watchcache.Cache
-	sources map[string]func() any
+	mu       sync.Mutex
+	caches   map[cacheID]*watchcache.Cache
+	sources  map[string]func() any
+	revision func() (uint64, error)
+}
+
+// lagDesc is the lag of each cache behind its source's revision.
+var lagDesc = cacheDesc("resource_version_lag", "Revisions the source has reached that the cache has not applied yet (etcd's revision minus the cache's resourceVersion).")
+
+// SetRevision tells the Collector how to learn the revision the source of every cache has reached
+// (source/etcd's CurrentResourceVersion: one revision for all resources, as etcd's), so that it
+// exports watchcache_resource_version_lag per cache. It is called once per scrape; an error leaves
+// the lag out of that scrape. nil removes it.
+func (c *Collector) SetRevision(rev func() (uint64, error)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.revision = rev
 }
 
 type cacheID struct{ group, resource string }
@@ -115,11 +129,25 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for name, f := range c.sources {
 		sources[name] = f
 	}
+	revision := c.revision
 	c.mu.Unlock()
+	var rev uint64
+	haveRev := false
+	if revision != nil {
+		r, err := revision()
+		rev, haveRev = r, err == nil
+	}
 	for id, cache := range caches {
 		s := cache.Stats()
 		for _, m := range cacheMetrics {
 			ch <- prometheus.MustNewConstMetric(m.desc, m.typ, m.value(s), id.group, id.resource)
+		}
+		if haveRev {
+			lag := uint64(0)
+			if rev > s.ResourceVersion {
+				lag = rev - s.ResourceVersion
+			}
+			ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, float64(lag), id.group, id.resource)
 		}
 	}
 	for name, f := range sources {

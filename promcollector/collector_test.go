@@ -1,6 +1,7 @@
 package promcollector
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -89,6 +90,20 @@ watchcache_source_progress_requests_total{source="etcd"} 5
 	// 8 figures for each of 2 caches, and the source's 3 integer fields.
 	if want := 8*2 + 3; n != want {
 		t.Errorf("%d metrics, want %d", n, want)
+	}
+
+	col.SetRevision(func() (uint64, error) { return 12, nil })
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP watchcache_resource_version_lag Revisions the source has reached that the cache has not applied yet (etcd's revision minus the cache's resourceVersion).
+# TYPE watchcache_resource_version_lag gauge
+watchcache_resource_version_lag{group="",resource="pods"} 3
+watchcache_resource_version_lag{group="apps",resource="deployments"} 12
+`), "watchcache_resource_version_lag"); err != nil {
+		t.Error(err)
+	}
+	col.SetRevision(func() (uint64, error) { return 0, errors.New("etcd is down") })
+	if n, _ := testutil.GatherAndCount(reg, "watchcache_resource_version_lag"); n != 0 {
+		t.Errorf("without a revision: %d lag series, want none", n)
 	}
 
 	col.RemoveCache("apps", "deployments")

@@ -5,6 +5,8 @@ import (
 	"crypto/aes"
 	"encoding/base64"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"k8s.io/apiserver/pkg/storage/value"
@@ -80,6 +82,13 @@ func TestServeEncryptedSecrets(t *testing.T) {
 			for n, d := range tc.want {
 				if got[n] != d {
 					t.Fatalf("secrets %v, want %v", got, tc.want)
+				}
+			}
+			// The etcd source's figures are in /metrics: its counters and each cache's lag.
+			_, _, m := get(t, http.DefaultClient, url+"/metrics", "")
+			for _, want := range []string{`watchcache_resource_version_lag{group="",resource="secrets"} `, `watchcache_source_lists_total{source="etcd"} 1`} {
+				if !strings.Contains(m, want) {
+					t.Errorf("/metrics lacks %s", want)
 				}
 			}
 		})

@@ -432,6 +432,11 @@ func (f *etcdFeed) Close() error {
 
 func (f *etcdFeed) pathPrefix() string { return f.prefix }
 
+// revision is etcd's current revision, for the metrics' lag.
+func (f *etcdFeed) revision(ctx context.Context) (uint64, error) {
+	return f.src.CurrentResourceVersion(ctx)
+}
+
 // stats are the source's counters, for the metrics.
 func (f *etcdFeed) stats() (string, any) { return "etcd", f.src.Stats() }
 

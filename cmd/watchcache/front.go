@@ -83,6 +83,18 @@ var testWrap func(http.Handler) http.Handler
 // newFront checks the flags: plain HTTP only on loopback, and off loopback TLS and an
 // authenticator.
 func newFront(listen string, f safetyFlags, log *slog.Logger) (*front, error) {
+	for _, n := range []struct {
+		flag string
+		v    int64
+	}{
+		{"max-requests-inflight", int64(f.maxInFlight)}, {"max-mutating-requests-inflight", int64(f.maxMutatingInFlight)},
+		{"max-watches", int64(f.maxWatches)}, {"min-request-timeout", int64(f.minRequestTimeout)},
+		{"write-timeout", int64(f.writeTimeout)}, {"shutdown-timeout", int64(f.shutdownTimeout)},
+	} {
+		if n.v < 0 {
+			return nil, fmt.Errorf("--%s must be ≥ 0", n.flag)
+		}
+	}
 	// k8s.io/apiserver's authenticators and client-go log through klog: into serve's log.
 	klog.SetSlogLogger(log)
 	g, err := gate.New(f.gate)
@@ -129,6 +141,16 @@ func isOpen(p string) bool {
 	return false
 }
 
+// revisionSource is a source with one revision across its resources (etcd), which the metrics
+// compare with each cache's.
+type revisionSource interface {
+	revision(ctx context.Context) (uint64, error)
+}
+
+// revisionTimeout bounds the request for the source's revision at a scrape: a scrape must answer
+// while the source is down (the lag is left out then).
+const revisionTimeout = 2 * time.Second
+
 // statsSource is a source whose counters the metrics export.
 type statsSource interface {
 	stats() (name string, stats any)
@@ -148,8 +170,13 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		name, _ := s.stats()
 		col.AddSource(name, func() any { _, st := s.stats(); return st })
 	}
-	m := newRequestMetrics(col)
-
+	if s, ok := src.(revisionSource); ok {
+		col.SetRevision(func() (uint64, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), revisionTimeout)
+			defer cancel()
+			return s.revision(ctx)
+		})
+	}
 	drain, startDrain := context.WithCancel(context.Background())
 	defer startDrain()
 	lim := &limits{
@@ -160,6 +187,7 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		writeTimeout:      f.flags.writeTimeout,
 		drain:             drain,
 	}
+	m := newRequestMetrics(col, lim.inFlightCollector())
 	metricsHandler := m.Handler()
 	var api http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" {
@@ -172,13 +200,13 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		api = testWrap(api)
 	}
 	checked := gate.WithRequestInfo(m.Wrap(f.gate.Handler(lim.Wrap(api))))
-	top := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	top := withResponseDeadline(f.flags.writeTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isOpen(r.URL.Path) {
 			app.ServeHTTP(w, r)
 			return
 		}
 		checked.ServeHTTP(w, r)
-	})
+	}))
 
 	// Requests derive their context from base: cancelling it cuts those still running at the
 	// shutdown deadline.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -77,6 +78,8 @@ func TestPlainHTTPOnlyOnLoopback(t *testing.T) {
 		{"two certificates", []string{"--tls-self-signed", "--tls-cert-file", tokens, "--tls-private-key-file", tokens}, "two certificates"},
 		{"client CA without TLS", []string{"--client-ca-file", tokens}, "--client-ca-file"},
 		{"encryption without etcd", []string{"--encryption-provider-config", tokens}, "needs --etcd-endpoints"},
+		{"negative limit", []string{"--max-requests-inflight", "-1"}, "--max-requests-inflight must be ≥ 0"},
+		{"negative timeout", []string{"--shutdown-timeout", "-1s"}, "--shutdown-timeout must be ≥ 0"},
 		{"loopback, plain", []string{"--listen", "127.0.0.1:0"}, ""},
 		{"wildcard, TLS, tokens", []string{"--listen", "0.0.0.0:0", "--tls-self-signed", "--token-auth-file", tokens}, ""},
 	} {
@@ -143,7 +146,7 @@ func TestIsLoopback(t *testing.T) {
 }
 
 // TestInFlightStorm: 60 concurrent lists against --max-requests-inflight 5, each list held 300 ms
-// by the test's wrapper, get 429 with the apiserver's Retry-After and body for all but the few
+// by the test's wrapper, get the oracle's 429 (headers and body) for all but the few
 // that got a slot; a system:masters user is never refused; the server answers normally after,
 // and /metrics counts the 429s.
 func TestInFlightStorm(t *testing.T) {
@@ -156,6 +159,18 @@ func TestInFlightStorm(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
+	// The oracle's 429 (reference/observed-authn.md).
+	var rec struct {
+		TooManyRequests struct{ Body, ContentType, RetryAfter, XContentTypeOptions string }
+	}
+	data, err := os.ReadFile("testdata/oracle-authn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rec); err != nil || rec.TooManyRequests.Body == "" {
+		t.Fatalf("recording: %v", err)
+	}
+	want := rec.TooManyRequests
 	tokens := writeTemp(t, "tokens.csv", testTokens)
 	url, _ := startServe(t, append(tinyCluster, "--max-requests-inflight", fmt.Sprint(limit), "--token-auth-file", tokens)...)
 	c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: storm}}
@@ -176,10 +191,10 @@ func TestInFlightStorm(t *testing.T) {
 			defer mu.Unlock()
 			codes[code]++
 			if code == 429 {
-				if h.Get("Retry-After") != "1" {
+				if h.Get("Retry-After") != want.RetryAfter {
 					badRetry++
 				}
-				if body != tooManyRequestsBody+"\n" || h.Get("Content-Type") != "text/plain; charset=utf-8" {
+				if body != want.Body || h.Get("Content-Type") != want.ContentType || h.Get("X-Content-Type-Options") != want.XContentTypeOptions {
 					badBody++
 				}
 			}
@@ -205,9 +220,9 @@ func TestInFlightStorm(t *testing.T) {
 		}
 	}
 	_, _, metrics := get(t, c, url+"/metrics", "admin-token")
-	want := fmt.Sprintf(`apiserver_request_total{code="429",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1"} %d`, codes[429])
-	if !strings.Contains(metrics, want) {
-		t.Errorf("/metrics lacks %s", want)
+	wantMetric := fmt.Sprintf(`apiserver_request_total{code="429",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1"} %d`, codes[429])
+	if !strings.Contains(metrics, wantMetric) {
+		t.Errorf("/metrics lacks %s", wantMetric)
 	}
 }
 
@@ -265,6 +280,9 @@ func TestMetrics(t *testing.T) {
 		`apiserver_watch_events_total{group="",resource="pods",version="v1"} `,
 		`watchcache_objects{group="",resource="pods"} 20`,
 		`watchcache_watchers{group="",resource="pods"} 1`,
+		`apiserver_current_inflight_requests{request_kind="readOnly"} 1`, // the scrape itself
+		`apiserver_current_inflight_requests{request_kind="mutating"} 0`,
+		`watchcache_current_watches 1`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(during, want) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/request"
 )
@@ -16,7 +17,8 @@ import (
 const retryAfter = "1"
 
 // tooManyRequestsBody is the apiserver's 429 body for a request over its in-flight limits: plain
-// text, written by http.Error (k8s.io/apiserver/pkg/server/filters: tooManyRequests).
+// text, written by http.Error (k8s.io/apiserver/pkg/server/filters: tooManyRequests; recorded in
+// reference/observed-authn.md).
 const tooManyRequestsBody = "Too many requests, please try again later."
 
 // limits are serve's bounds on concurrent work, as the apiserver's --max-requests-inflight and
@@ -110,11 +112,6 @@ func (l *limits) Wrap(next http.Handler) http.Handler {
 			}
 			defer release(sem)
 		}
-		// A client that stops reading must not hold a response (and the snapshot it reads) for
-		// ever: the connection is closed when the deadline passes.
-		if l.writeTimeout > 0 {
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(l.writeTimeout))
-		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -149,13 +146,18 @@ func (l *limits) watch(next http.Handler, w http.ResponseWriter, r *http.Request
 		defer stop()
 	}
 	if l.writeTimeout > 0 {
-		w = &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: l.writeTimeout}
+		// The whole-response deadline (withResponseDeadline) gives way to one per write.
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{})
+		w = &deadlineWriter{ResponseWriter: w, rc: rc, timeout: l.writeTimeout}
 	}
 	next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // deadlineWriter gives each write of a watch its own deadline: a watch lives for minutes, but a
-// client that stops reading is cut within timeout of the write it blocks.
+// client that stops reading is cut within timeout of the write it blocks. The deadline is cleared
+// once the write is done: an HTTP/2 stream is reset when its deadline passes even while nothing is
+// being written, and a watch may be idle for longer than the timeout.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
@@ -164,13 +166,56 @@ type deadlineWriter struct {
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	defer d.rc.SetWriteDeadline(time.Time{})
 	return d.ResponseWriter.Write(p)
 }
 
 // FlushError flushes within the write deadline; http.ResponseController finds it.
 func (d *deadlineWriter) FlushError() error {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	defer d.rc.SetWriteDeadline(time.Time{})
 	return d.rc.Flush()
 }
 
+// withResponseDeadline gives every response a deadline of timeout from its start, answers of the
+// open paths and refusals (401, 403, 429) included: a client that stops reading must not hold a
+// response (and the snapshot it reads) for ever. It is per request rather than the server's
+// WriteTimeout because a watch replaces it by one per write (limits.watch); net/http clears it
+// once the response is done.
+func withResponseDeadline(timeout time.Duration, next http.Handler) http.Handler {
+	if timeout <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout))
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// inFlightCollector exports the slots taken as the apiserver's apiserver_current_inflight_requests
+// (request_kind readOnly or mutating; without a limit, nothing is counted and it reads 0), and
+// watches as watchcache_current_watches.
+func (l *limits) inFlightCollector() prometheus.Collector {
+	return inFlight{l}
+}
+
+type inFlight struct{ l *limits }
+
+var (
+	inFlightDesc = prometheus.NewDesc("apiserver_current_inflight_requests",
+		"Slots of the in-flight limits taken at the scrape, per request kind (the apiserver reports the maximum of the last second).", []string{"request_kind"}, nil)
+	watchesDesc = prometheus.NewDesc("watchcache_current_watches", "Watches running within --max-watches.", nil, nil)
+)
+
+func (i inFlight) Describe(ch chan<- *prometheus.Desc) {
+	ch <- inFlightDesc
+	ch <- watchesDesc
+}
+
+func (i inFlight) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(len(i.l.readOnly)), "readOnly")
+	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(len(i.l.mutating)), "mutating")
+	ch <- prometheus.MustNewConstMetric(watchesDesc, prometheus.GaugeValue, float64(len(i.l.watches)))
+}

@@ -5,7 +5,14 @@
 //	watchcache serve [--listen 127.0.0.1:8080] --etcd-endpoints https://10.0.0.1:2379 [--etcd-prefix /registry]
 //	                 [--etcd-cafile ca.crt --etcd-certfile client.crt --etcd-keyfile client.key] [--resources pods,deploy]
 //	watchcache serve [--listen 127.0.0.1:8080] --kubeconfig ~/.kube/config [--resources pods,deploy]
+//	watchcache serve --listen 0.0.0.0:8443 --tls-self-signed --token-auth-file tokens.csv ...
 //	watchcache demo  [--pods 100000 ...]
+//
+// Plain HTTP is served only on loopback; any other address needs TLS and an authenticator (a
+// token file, a client CA, or the cluster's TokenReview), with an optional authorizer (the
+// cluster's SubjectAccessReview or an ABAC policy), and every answer is bounded: in-flight limits
+// answered with 429, timeouts, write deadlines, a drain on SIGTERM. /metrics has the apiserver's
+// request metrics and the caches' figures.
 //
 // serve loads a generated cluster into caches, keeps changing its pods, and answers kubectl and
 // client-go on the address it prints as its first line of output:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -97,5 +98,56 @@ func TestClientCertificate(t *testing.T) {
 				t.Fatalf("%d %.300s, want %d with %s", code, body, tc.code, tc.body)
 			}
 		})
+	}
+}
+
+// TestWriteTimeoutSparesIdleWatch: a watch idle for longer than --write-timeout keeps going over
+// HTTP/2 (whose streams are reset when a deadline passes, even with nothing to write), and gets
+// the next event.
+func TestWriteTimeoutSparesIdleWatch(t *testing.T) {
+	url, _ := startServe(t, append(tinyCluster, "--tls-self-signed", "--write-timeout", "300ms")...)
+	c := &http.Client{Transport: &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	defer c.CloseIdleConnections()
+	resp, err := c.Get(url + "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("protocol %s, want HTTP/2", resp.Proto)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	time.Sleep(time.Second)
+	req, _ := http.NewRequest("POST", url+"/api/v1/namespaces/default/configmaps", strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"late"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	cr, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr.Body.Close()
+	if cr.StatusCode != 201 {
+		t.Fatalf("create: %d", cr.StatusCode)
+	}
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the idle watch ended")
+			}
+			if strings.Contains(l, `"name":"late"`) {
+				return
+			}
+		case <-timeout:
+			t.Fatal("no event for the new configmap")
+		}
 	}
 }
