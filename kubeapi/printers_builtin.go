@@ -46,6 +46,8 @@ var builtinPrinters = map[schema.GroupResource]func() *Printer{
 	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:                 certificateSigningRequestPrinter,
 	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}:                 customResourceDefinitionPrinter,
 	{Group: "storage.k8s.io", Resource: "storageclasses"}:                                  storageClassPrinter,
+	{Group: "events.k8s.io", Resource: "events"}:                                           eventsV1EventPrinter,
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                       flowSchemaPrinter,
 	{Group: "storage.k8s.io", Resource: "csinodes"}:                                        csiNodePrinter,
 	{Group: "storage.k8s.io", Resource: "csidrivers"}:                                      csiDriverPrinter,
 	{Group: "storage.k8s.io", Resource: "volumeattachments"}:                               volumeAttachmentPrinter,

@@ -201,11 +201,13 @@ create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-sel"},"sp
 create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-none"},"spec":{"policyName":"tbl-vap-bare","validationActions":["Warn"]}}'
 create $AR/mutatingadmissionpolicies '{"metadata":{"name":"tbl-map"},"spec":{"paramKind":{"apiVersion":"v1","kind":"Secret"},'"$MC"',"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{}"}}]}}'
 create $AR/mutatingadmissionpolicybindings '{"metadata":{"name":"tbl-mapb"},"spec":{"policyName":"tbl-map","paramRef":{"name":"s","namespace":"tbl","parameterNotFoundAction":"Allow"}}}'
+create /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas '{"metadata":{"name":"tbl-dangling"},"spec":{"priorityLevelConfiguration":{"name":"tbl-nope"},"matchingPrecedence":9000,"distinguisherMethod":{"type":"ByUser"}}}'
 sleep 2 # some ages in seconds, some not: the recordings are made a moment after the writes
 rec secrets $NS/secrets
 rec serviceaccounts $NS/serviceaccounts
 rec endpoints $NS/endpoints
 rec events $NS/events
+rec events-events.k8s.io /apis/events.k8s.io/v1/namespaces/tbl/events
 rec persistentvolumes /api/v1/persistentvolumes
 rec persistentvolumeclaims $NS/persistentvolumeclaims
 rec replicationcontrollers $NS/replicationcontrollers
@@ -242,6 +244,7 @@ rec deviceclasses /apis/resource.k8s.io/v1/deviceclasses
 rec servicecidrs /apis/networking.k8s.io/v1/servicecidrs
 rec ipaddresses /apis/networking.k8s.io/v1/ipaddresses
 rec prioritylevelconfigurations /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations
+rec flowschemas /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas
 rec validatingadmissionpolicies $AR/validatingadmissionpolicies
 rec validatingadmissionpolicybindings $AR/validatingadmissionpolicybindings
 rec mutatingadmissionpolicies $AR/mutatingadmissionpolicies
