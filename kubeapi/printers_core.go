@@ -14,10 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Printers of the other resources `serve` answers, ported like those of printers.go from
-// k8s.io/kubernetes v1.37.2 pkg/printers/internalversion/printers.go (printConfigMap,
-// printService), and the apiserver's default table convertor (k8s.io/apiserver
-// pkg/registry/rest/table.go) for resources without a printer.
+// Printers of the core/v1 kinds but pods, nodes and namespaces, written from what kube-apiserver
+// 1.37.2 prints for them (k8s.io/kubernetes pkg/printers/internalversion read for the facts;
+// reference/observed-tables.md, kubeapi/testdata/tables/), and the apiserver's default table
+// convertor for resources without a printer.
 
 // GenericPrinter is the apiserver's default Table of a resource without a printer of its own:
 // Name, and Created At as an RFC 3339 time (kubectl shows it as CREATED AT).
