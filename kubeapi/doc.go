@@ -13,7 +13,7 @@
 // watch is a chunked stream of {"type":...,"object":...} lines flushed as events arrive. When
 // kubectl asks for a Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io), rows are
 // printed from the stored JSON with gjson by the resource's Printer: PrinterFor returns the
-// columns and cells kube-apiserver 1.37.2 prints for 49 built-in resources (pods, nodes,
+// columns and cells kube-apiserver 1.37.2 prints for 56 built-in resources (pods, nodes,
 // deployments, jobs, events, PVs, …; reference/observed-tables.md); GenericPrinter is the
 // apiserver's default (Name, Created At) for the others. Bodies are kube-apiserver
 // 1.37.2's bytes: list items without kind and apiVersion, objects alone with them; metadata-only

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
@@ -36,4 +37,19 @@ func Example() {
 	fmt.Print(string(body))
 	// Output:
 	// {"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"10","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTAsInN0YXJ0IjoiL2RlZmF1bHRcdTAwMDAifQ","remainingItemCount":1},"items":[{"metadata":{"name":"default","resourceVersion":"5"}}]}
+}
+
+// Print a Deployment as kube-apiserver prints it for kubectl get -o wide.
+func ExamplePrinterFor() {
+	p, _ := kubeapi.PrinterFor("apps", "deployments")
+	obj := []byte(`{"metadata":{"name":"web","creationTimestamp":"2026-01-10T11:00:00Z"},
+		"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}},
+		"status":{"readyReplicas":2,"updatedReplicas":3,"availableReplicas":2}}`)
+	row := p.Row(obj, time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC))
+	for i, c := range p.Columns {
+		fmt.Printf("%s=%v ", c.Name, row.Cells[i])
+	}
+	fmt.Println()
+	// Output:
+	// Name=web Ready=2/3 Up-to-date=3 Available=2 Age=60m Containers=web Images=nginx:1.27 Selector=app=web
 }

@@ -142,9 +142,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		w.WriteHeader(http.StatusOK)
 		bw := bufio.NewWriterSize(w, bodyBuffer)
 		t := s.newTable(req)
-		t.forList(page.Items)
+		items := t.forList(page.Items)
 		t.writeHead(bw, meta, true)
-		for _, item := range page.Items {
+		for _, item := range items {
 			t.writeRow(bw, item)
 		}
 		t.writeTail(bw)

@@ -14,10 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Printers of the other resources `serve` answers, ported like those of printers.go from
-// k8s.io/kubernetes v1.37.2 pkg/printers/internalversion/printers.go (printConfigMap,
-// printService), and the apiserver's default table convertor (k8s.io/apiserver
-// pkg/registry/rest/table.go) for resources without a printer.
+// Printers of the core/v1 kinds but pods, nodes and namespaces, written from what kube-apiserver
+// 1.37.2 prints for them (k8s.io/kubernetes pkg/printers/internalversion read for the facts;
+// reference/observed-tables.md, kubeapi/testdata/tables/), and the apiserver's default table
+// convertor for resources without a printer.
 
 // GenericPrinter is the apiserver's default Table of a resource without a printer of its own:
 // Name, and Created At as an RFC 3339 time (kubectl shows it as CREATED AT).
@@ -273,7 +273,23 @@ func formatEndpoints(subsets []gjson.Result) string {
 	return ret
 }
 
-func eventPrinter() *Printer {
+// eventFields names where an Event's printed fields are: core/v1 and events.k8s.io/v1 hold the
+// same object (the apiserver prints both from one internal type) under different names.
+type eventFields struct {
+	first, last, count, involved, source, message, reportingController string
+}
+
+var (
+	coreEventFields     = eventFields{"firstTimestamp", "lastTimestamp", "count", "involvedObject", "source", "message", "reportingComponent"}
+	eventsV1EventFields = eventFields{"deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount", "regarding", "deprecatedSource", "note", "reportingController"}
+)
+
+func eventPrinter() *Printer { return eventPrinterOf(coreEventFields) }
+
+// eventsV1EventPrinter prints events.k8s.io/v1 Events with the core Event's columns.
+func eventsV1EventPrinter() *Printer { return eventPrinterOf(eventsV1EventFields) }
+
+func eventPrinterOf(f eventFields) *Printer {
 	doc := corev1.Event{}.SwaggerDoc()
 	return &Printer{
 		Columns: []metav1.TableColumnDefinition{
@@ -288,43 +304,44 @@ func eventPrinter() *Printer {
 			{Name: "Count", Type: "string", Priority: 1, Description: doc["count"]},
 			{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: objectMetaDoc["name"]},
 		},
-		Row: eventRow,
+		Row: func(obj []byte, now time.Time) metav1.TableRow { return eventRow(f, obj, now) },
 	}
 }
 
-// eventRow prints a core/v1 Event: first seen from firstTimestamp, else eventTime; last seen from
-// the series, else lastTimestamp, else first seen; a singleton without a count counts 1.
-func eventRow(obj []byte, now time.Time) metav1.TableRow {
+// eventRow prints an Event: first seen from firstTimestamp, else eventTime; last seen from the
+// series, else lastTimestamp, else first seen; a singleton without a count counts 1.
+func eventRow(f eventFields, obj []byte, now time.Time) metav1.TableRow {
 	e := gjson.ParseBytes(obj)
 	meta := e.Get("metadata")
-	first := age(e.Get("firstTimestamp"), now)
-	if _, ok := timestamp(e.Get("firstTimestamp")); !ok {
+	first := age(e.Get(f.first), now)
+	if _, ok := timestamp(e.Get(f.first)); !ok {
 		first = age(e.Get("eventTime"), now)
 	}
-	last := age(e.Get("lastTimestamp"), now)
-	if _, ok := timestamp(e.Get("lastTimestamp")); !ok {
+	last := age(e.Get(f.last), now)
+	if _, ok := timestamp(e.Get(f.last)); !ok {
 		last = first
 	}
-	count := e.Get("count").Int()
+	count := e.Get(f.count).Int()
 	if series := e.Get("series"); present(series) {
 		last = age(series.Get("lastObservedTime"), now)
 		count = series.Get("count").Int()
 	} else if count == 0 {
 		count = 1
 	}
-	involved := e.Get("involvedObject")
+	involved := e.Get(f.involved)
 	target := strings.ToLower(involved.Get("kind").String())
 	if name := involved.Get("name").String(); name != "" {
 		target += "/" + name
 	}
-	component := firstNonEmpty(e.Get("source.component").String(), e.Get("reportingComponent").String())
-	source := component
-	if instance := firstNonEmpty(e.Get("source.host").String(), e.Get("reportingInstance").String()); instance != "" {
-		source = component + ", " + instance
+	source := e.Get(f.source)
+	component := firstNonEmpty(source.Get("component").String(), e.Get(f.reportingController).String())
+	src := component
+	if instance := firstNonEmpty(source.Get("host").String(), e.Get("reportingInstance").String()); instance != "" {
+		src = component + ", " + instance
 	}
 	return metav1.TableRow{Cells: []any{
-		last, e.Get("type").String(), e.Get("reason").String(), target, involved.Get("fieldPath").String(), source,
-		strings.TrimSpace(e.Get("message").String()), first, count, meta.Get("name").String(),
+		last, e.Get("type").String(), e.Get("reason").String(), target, involved.Get("fieldPath").String(), src,
+		strings.TrimSpace(e.Get(f.message).String()), first, count, meta.Get("name").String(),
 	}}
 }
 

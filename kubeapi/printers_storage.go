@@ -1,7 +1,9 @@
 package kubeapi
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,6 +228,53 @@ func priorityLevelConfigurationPrinter() *Printer {
 				}
 			}
 			return metav1.TableRow{Cells: []any{meta.Get("name").String(), spec.Get("type").String(), ncs, queues, hand, limit, age(meta.Get("creationTimestamp"), now)}}
+		},
+	}
+}
+
+func flowSchemaPrinter() *Printer {
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "PriorityLevel", Type: "string", Description: flowcontrolv1.PriorityLevelConfigurationReference{}.SwaggerDoc()["name"]},
+			{Name: "MatchingPrecedence", Type: "string", Description: flowcontrolv1.FlowSchemaSpec{}.SwaggerDoc()["matchingPrecedence"]},
+			{Name: "DistinguisherMethod", Type: "string", Description: flowcontrolv1.FlowSchemaSpec{}.SwaggerDoc()["distinguisherMethod"]},
+			ageColumn,
+			{Name: "MissingPL", Type: "string", Description: "references a broken or non-existent PriorityLevelConfiguration"},
+		},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			meta, spec, status := sections(obj)
+			method := "<none>"
+			if d := spec.Get("distinguisherMethod"); present(d) {
+				method = d.Get("type").String()
+			}
+			missing := "?" // the Dangling condition's status, "?" without one
+			for _, c := range status.Get("conditions").Array() {
+				if c.Get("type").String() == "Dangling" {
+					missing = c.Get("status").String()
+					break
+				}
+			}
+			return metav1.TableRow{Cells: []any{
+				meta.Get("name").String(), spec.Get("priorityLevelConfiguration.name").String(), spec.Get("matchingPrecedence").Int(),
+				method, age(meta.Get("creationTimestamp"), now), missing,
+			}}
+		},
+		Order: func(items [][]byte) [][]byte {
+			out := slices.Clone(items)
+			key := func(o []byte) (int64, string) {
+				r := gjson.GetManyBytes(o, "spec.matchingPrecedence", "metadata.name")
+				return r[0].Int(), r[1].String()
+			}
+			slices.SortFunc(out, func(a, b []byte) int {
+				pa, na := key(a)
+				pb, nb := key(b)
+				if pa != pb {
+					return cmp.Compare(pa, pb)
+				}
+				return strings.Compare(na, nb)
+			})
+			return out
 		},
 	}
 }

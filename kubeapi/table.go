@@ -25,6 +25,10 @@ type Printer struct {
 	// whose rows depend on the whole list: a StorageClass list marks its effective default
 	// class. A get and a watch event are printed with Row. nil: every object is printed with Row.
 	ListRow func(items [][]byte) func(obj []byte, now time.Time) metav1.TableRow
+	// Order, when set, returns a list's objects in the order their rows are printed, for a kind
+	// the apiserver sorts (FlowSchemas by matching precedence); it must not modify items. nil:
+	// the list's order.
+	Order func(items [][]byte) [][]byte
 }
 
 var objectMetaDoc = metav1.ObjectMeta{}.SwaggerDoc()
@@ -85,11 +89,17 @@ type table struct {
 	row func(obj []byte, now time.Time) metav1.TableRow
 }
 
-// forList prints the rows of a list's items with the Printer's ListRow, when it has one.
-func (t *table) forList(items [][]byte) {
-	if p := t.res.info.Printer; p.ListRow != nil {
+// forList prepares the rows of a list's items: it returns them in the order they are printed
+// (the Printer's Order) and prints them with the Printer's ListRow, when it has these.
+func (t *table) forList(items [][]byte) [][]byte {
+	p := t.res.info.Printer
+	if p.ListRow != nil {
 		t.row = p.ListRow(items)
 	}
+	if p.Order != nil {
+		return p.Order(items)
+	}
+	return items
 }
 
 // checkInclude validates the includeObject parameter as the apiserver's asTable does.

@@ -201,11 +201,32 @@ create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-sel"},"sp
 create $AR/validatingadmissionpolicybindings '{"metadata":{"name":"tbl-none"},"spec":{"policyName":"tbl-vap-bare","validationActions":["Warn"]}}'
 create $AR/mutatingadmissionpolicies '{"metadata":{"name":"tbl-map"},"spec":{"paramKind":{"apiVersion":"v1","kind":"Secret"},'"$MC"',"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{}"}}]}}'
 create $AR/mutatingadmissionpolicybindings '{"metadata":{"name":"tbl-mapb"},"spec":{"policyName":"tbl-map","paramRef":{"name":"s","namespace":"tbl","parameterNotFoundAction":"Allow"}}}'
+create /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas '{"metadata":{"name":"tbl-dangling"},"spec":{"priorityLevelConfiguration":{"name":"tbl-nope"},"matchingPrecedence":9000,"distinguisherMethod":{"type":"ByUser"}}}'
+RS=/apis/resource.k8s.io/v1
+REQ='"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"tbl-gpu"}}]}'
+create $RS/namespaces/tbl/resourceclaims '{"metadata":{"name":"pending"},"spec":{'"$REQ"'}}'
+create $RS/namespaces/tbl/resourceclaims '{"metadata":{"name":"reserved"},"spec":{'"$REQ"'}}'
+create $RS/namespaces/tbl/resourceclaims '{"metadata":{"name":"allocated"},"spec":{'"$REQ"'}}'
+create $RS/namespaces/tbl/resourceclaims '{"metadata":{"name":"deleting","finalizers":["example.com/hold"]},"spec":{'"$REQ"'}}'
+ALLOC='"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"pool-1","device":"d0"}]}}'
+status $RS/namespaces/tbl/resourceclaims/reserved '{"status":{'"$ALLOC"',"reservedFor":[{"resource":"pods","name":"web-0","uid":"00000000-0000-0000-0000-000000000001"}]}}'
+status $RS/namespaces/tbl/resourceclaims/allocated '{"status":{'"$ALLOC"'}}'
+send DELETE $RS/namespaces/tbl/resourceclaims/deleting ''
+create $RS/namespaces/tbl/resourceclaimtemplates '{"metadata":{"name":"gpu"},"spec":{"spec":{'"$REQ"'}}}'
+create $RS/resourceslices '{"metadata":{"name":"tbl-node-1"},"spec":{"driver":"gpu.example.com","pool":{"name":"pool-1","generation":1,"resourceSliceCount":1},"nodeName":"node-1","devices":[{"name":"d0"}]}}'
+create $RS/resourceslices '{"metadata":{"name":"tbl-all"},"spec":{"driver":"net.example.com","pool":{"name":"shared","generation":1,"resourceSliceCount":1},"allNodes":true,"devices":[{"name":"n0"}]}}'
+create $RS/devicetaintrules '{"metadata":{"name":"tbl-broken"},"spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"key":"example.com/broken","value":"yes","effect":"NoSchedule","timeAdded":"2026-01-01T00:00:00Z"}}}'
+create $RS/devicetaintrules '{"metadata":{"name":"tbl-now"},"spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"key":"example.com/drain","effect":"NoExecute"}}}'
+SVM=/apis/storagemigration.k8s.io/v1/storageversionmigrations
+create $SVM '{"metadata":{"name":"tbl-deploy"},"spec":{"resource":{"group":"apps","resource":"deployments"}}}'
+create $SVM '{"metadata":{"name":"tbl-secrets"},"spec":{"resource":{"resource":"secrets"}}}'
+status $SVM/tbl-deploy '{"status":{"conditions":[{"type":"Running","status":"False","lastTransitionTime":"2026-01-01T00:00:00Z","reason":"x","message":"x"},{"type":"Succeeded","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z","reason":"x","message":"x"}]}}'
 sleep 2 # some ages in seconds, some not: the recordings are made a moment after the writes
 rec secrets $NS/secrets
 rec serviceaccounts $NS/serviceaccounts
 rec endpoints $NS/endpoints
 rec events $NS/events
+rec events-events.k8s.io /apis/events.k8s.io/v1/namespaces/tbl/events
 rec persistentvolumes /api/v1/persistentvolumes
 rec persistentvolumeclaims $NS/persistentvolumeclaims
 rec replicationcontrollers $NS/replicationcontrollers
@@ -242,6 +263,12 @@ rec deviceclasses /apis/resource.k8s.io/v1/deviceclasses
 rec servicecidrs /apis/networking.k8s.io/v1/servicecidrs
 rec ipaddresses /apis/networking.k8s.io/v1/ipaddresses
 rec prioritylevelconfigurations /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations
+rec flowschemas /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas
+rec resourceclaims $RS/namespaces/tbl/resourceclaims
+rec resourceclaimtemplates $RS/namespaces/tbl/resourceclaimtemplates
+rec resourceslices $RS/resourceslices
+rec devicetaintrules $RS/devicetaintrules
+rec storageversionmigrations $SVM
 rec validatingadmissionpolicies $AR/validatingadmissionpolicies
 rec validatingadmissionpolicybindings $AR/validatingadmissionpolicybindings
 rec mutatingadmissionpolicies $AR/mutatingadmissionpolicies
