@@ -195,10 +195,14 @@ func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, d
 }
 
 // validateKindUpdate is the per-resource update validation the fake reproduces: a pod's spec may
-// change only in the fields the apiserver allows (reference/observed-writes.md, pods).
+// change only in the fields the apiserver allows (reference/observed-writes.md, pods), a service's
+// cluster IP not at all (reference/observed-defaults.md).
 func validateKindUpdate(r *served, obj, old runtime.Object) field.ErrorList {
-	if p, ok := obj.(*corev1.Pod); ok {
-		return validatePodSpecUpdate(p, old.(*corev1.Pod))
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return validatePodSpecUpdate(o, old.(*corev1.Pod))
+	case *corev1.Service:
+		return validateServiceUpdate(o, old.(*corev1.Service))
 	}
 	return nil
 }
