@@ -87,3 +87,24 @@ var scaleCases = []writeCase{
 		{Name: "replicationcontroller after update", Method: "GET", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1"},
 	}},
 }
+
+// applyBodyCases are apply bodies in JSON that YAML, which the apiserver reads every apply body
+// with, might read otherwise than JSON would: escapes, numbers with a fraction or an exponent,
+// duplicate keys. Recorded and replayed as defaultCases are.
+var applyBodyCases = []writeCase{
+	{Name: "apply-bodies", Steps: []writeStep{
+		nsStep(),
+		{Name: "escapes", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/esc?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"esc"},"data":{"slash":"a\/b","pair":"\ud83d\ude00","tab":"a\tb","quote":"a\"b","unicode":"\u00e9"}}`},
+		{Name: "fraction", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d1"},"spec":{"replicas":2.0,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "exponent", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d1"},"spec":{"replicas":1e1,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "duplicate key", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/dup?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}`},
+		{Name: "duplicate key Strict", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/dup2?fieldManager=m&fieldValidation=Strict", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup2"},"data":{"a":"1","a":"2"}}`},
+		{Name: "plain JSON", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/plain?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"plain","labels":{"n":"1"}},"data":{"k":"v","n":"12"}}`},
+	}},
+}

@@ -22,10 +22,11 @@ type recording struct {
 	managedFields bool
 }
 
-// defaultRecordings are the cases of defaults and of the scale subresource.
+// defaultRecordings are the cases of defaults, of the scale subresource and of apply bodies.
 var defaultRecordings = []recording{
 	{defaultCases, "testdata/observed-defaults.json", "observed-defaults.md", false},
 	{scaleCases, "testdata/observed-scale.json", "observed-scale.md", true},
+	{applyBodyCases, "testdata/observed-apply-bodies.json", "observed-apply-bodies.md", true},
 }
 
 // TestRecordOracleDefaults records defaultCases and scaleCases from a kube-apiserver as
