@@ -21,6 +21,7 @@ import (
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -172,6 +173,7 @@ func newServer(opts Options) (*Server, error) {
 		r := &served{resourceType: t}
 		r.cache = watchcache.New(watchcache.Options{
 			Resource:               watchcache.Resource{Group: t.gvr.Group, Name: t.gvr.Resource, Namespaced: t.namespaced},
+			Schema:                 builtinSchema(t.gvr.Resource, t.namespaced),
 			WindowEvents:           opts.WindowEvents,
 			WaitTimeout:            opts.WaitTimeout,
 			BookmarkInterval:       opts.BookmarkInterval,
@@ -194,6 +196,26 @@ func newServer(opts Options) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// schemas are the built-in selection schemas by resource, shared by every Server of the process:
+// a Schema is immutable (a registered field makes a new one), and building one per cache was a
+// quarter of a new server's time.
+var schemas sync.Map // schemaKey -> *selection.Schema
+
+type schemaKey struct {
+	resource   string
+	namespaced bool
+}
+
+// builtinSchema returns the shared built-in schema of a resource.
+func builtinSchema(resource string, namespaced bool) *selection.Schema {
+	k := schemaKey{resource, namespaced}
+	if s, ok := schemas.Load(k); ok {
+		return s.(*selection.Schema)
+	}
+	s, _ := schemas.LoadOrStore(k, selection.SchemaFor(resource, namespaced))
+	return s.(*selection.Schema)
 }
 
 var (
