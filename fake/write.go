@@ -82,7 +82,9 @@ func current(ctx context.Context, r *served, namespace, name string) ([]byte, er
 }
 
 // commitLocked stores one change of an object as one event at the next resourceVersion, which it
-// writes into the object's metadata first. The caller holds s.mu.
+// writes into the object's metadata first. The caller holds s.mu across its read of the object and
+// this write (deletes, deletecollection, the namespace controller); writes that hold the object's
+// lock instead use commit (lock.go).
 func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.Object) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
