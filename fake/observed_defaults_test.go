@@ -24,7 +24,7 @@ type recording struct {
 
 // defaultRecordings are the cases of defaults, of the scale subresource and of apply bodies.
 var defaultRecordings = []recording{
-	{defaultCases, "testdata/observed-defaults.json", "observed-defaults.md", false},
+	{defaultCases, "testdata/observed-defaults.json", "observed-defaults.md", true},
 	{scaleCases, "testdata/observed-scale.json", "observed-scale.md", true},
 	{applyBodyCases, "testdata/observed-apply-bodies.json", "observed-apply-bodies.md", true},
 }
@@ -99,9 +99,7 @@ func TestObservedDefaults(t *testing.T) {
 							t.Fatalf("step differs from the record: re-record (TestRecordOracleDefaults)")
 						}
 						compareStep(t, wc.Name+"/"+w.Name, g, w)
-						// Not the namespace's: the fake records a create's managedFields after the
-						// strategy, which gives the namespace's finalizer a manager (README).
-						if rec.managedFields && !strings.HasPrefix(w.Name, "namespace") {
+						if rec.managedFields {
 							if g, w := managedFieldsOf(g.Response), managedFieldsOf(w.Response); !reflect.DeepEqual(g, w) {
 								t.Errorf("managedFields differ from the apiserver's:\n got: %v\nwant: %v", g, w)
 							}

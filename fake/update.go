@@ -102,9 +102,12 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 			// on a missing object.
 			return nil, false, conflict(r, t.name)
 		}
+		if err := s.trackCreate(r, obj, manager); err != nil {
+			return nil, false, err
+		}
 		s.fillSystemFields(m)
 		prepareCreate(r.resourceType, obj, m)
-		b, err := s.createNamed(ctx, r, obj, m, dry, manager)
+		b, err := s.createNamed(ctx, r, obj, m, dry)
 		return b, true, err
 	}
 	old, err := decodeStored(r.resourceType, cur)
@@ -144,6 +147,13 @@ func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, d
 	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
 	// are the stored ones whatever the request says.
 	m.SetGeneration(om.GetGeneration())
+	// The field manager sees the object the client sent, before the strategy resets or keeps what
+	// no manager owns (the apiserver's order).
+	if !patched {
+		if err := s.track(r, obj, old, t.subresource, manager); err != nil {
+			return nil, err
+		}
+	}
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource == "status")
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {
@@ -167,11 +177,6 @@ func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, d
 	}
 	if err := s.validate(Update, r, obj, old, t.name); err != nil {
 		return nil, err
-	}
-	if !patched {
-		if err := s.track(r, obj, old, t.subresource, manager); err != nil {
-			return nil, err
-		}
 	}
 	b, err := encodeStored(r.resourceType, obj)
 	if err != nil {
