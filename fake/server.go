@@ -328,7 +328,7 @@ func (s *Server) Close() {
 		s.controllers.Wait()
 		s.stopCaches()
 		if s.http != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 			defer cancel()
 			if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				_ = s.http.Close()
@@ -336,6 +336,12 @@ func (s *Server) Close() {
 		}
 	})
 }
+
+// closeGrace is how long Close lets requests in flight finish before it closes their connections.
+// It is short because net/http's Shutdown counts a connection a client dialed and has not used yet
+// as active for 5 s, which held a test's cleanup for those 5 s (client-go's discovery and scale
+// clients leave such connections); a test fake has no request worth waiting longer for.
+const closeGrace = 100 * time.Millisecond
 
 func (s *Server) stopCaches() {
 	for _, r := range s.order {
