@@ -42,6 +42,8 @@ func applyDefaults(obj runtime.Object) {
 		for i := range o.Spec.Containers {
 			defaultRequests(&o.Spec.Containers[i].Resources)
 		}
+	case *corev1.Namespace:
+		setNamespaceNameLabel(o)
 	case *corev1.PodTemplate:
 		defaultPodSpec(&o.Template.Spec)
 	case *appsv1.Deployment:
@@ -74,6 +76,7 @@ func applyDefaults(obj runtime.Object) {
 	case *networkingv1.NetworkPolicy:
 		defaultNetworkPolicy(o)
 	case *corev1.Secret:
+		mergeStringData(o)
 		if o.Type == "" {
 			o.Type = corev1.SecretTypeOpaque
 		}

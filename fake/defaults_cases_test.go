@@ -24,6 +24,12 @@ var defaultCases = []writeCase{
 		{Name: "service ExternalName", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s8"},"spec":{"type":"ExternalName","externalName":"example.com"}}`},
 		{Name: "service deleted frees its clusterIP", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/services/s2"},
 		{Name: "service reuses the freed clusterIP", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s9"},"spec":{"clusterIP":"10.96.200.10","ports":[{"port":80}]}}`},
+		{Name: "service NodePort taken", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s10"},"spec":{"type":"NodePort","ports":[{"port":80,"nodePort":30080}]}}`},
+		{Name: "service NodePort out of range", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s11"},"spec":{"type":"NodePort","ports":[{"port":80,"nodePort":80}]}}`},
+		{Name: "service NodePort allocated", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s12"},"spec":{"type":"NodePort","ports":[{"port":80}]}}`},
+		{Name: "service LoadBalancer", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s13"},"spec":{"type":"LoadBalancer","ports":[{"port":80}]}}`},
+		{Name: "service update without clusterIP", Method: "PUT", Path: "/api/v1/namespaces/{ns}/services/s9", Body: `{"metadata":{"name":"s9"},"spec":{"ports":[{"port":81}]}}`},
+		{Name: "service update changes clusterIP", Method: "PUT", Path: "/api/v1/namespaces/{ns}/services/s9", Body: `{"metadata":{"name":"s9"},"spec":{"clusterIP":"10.96.200.11","ports":[{"port":81}]}}`},
 		{Name: "job", Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/jobs", Body: `{"metadata":{"name":"j1"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox:1"}]}}}}`},
 		{Name: "cronjob", Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/cronjobs", Body: `{"metadata":{"name":"cj1"},"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"busybox:1"}]}}}}}}`},
 		{Name: "daemonset", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets", Body: `{"metadata":{"name":"ds1"},"spec":{"selector":{"matchLabels":{"app":"ds"}},"template":{"metadata":{"labels":{"app":"ds"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
@@ -79,5 +85,26 @@ var scaleCases = []writeCase{
 		{Name: "replicationcontroller get", Method: "GET", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/scale"},
 		{Name: "replicationcontroller update", Method: "PUT", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/scale", Body: `{"metadata":{"name":"rc1"},"spec":{"replicas":4}}`},
 		{Name: "replicationcontroller after update", Method: "GET", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1"},
+	}},
+}
+
+// applyBodyCases are apply bodies in JSON that YAML, which the apiserver reads every apply body
+// with, might read otherwise than JSON would: escapes, numbers with a fraction or an exponent,
+// duplicate keys. Recorded and replayed as defaultCases are.
+var applyBodyCases = []writeCase{
+	{Name: "apply-bodies", Steps: []writeStep{
+		nsStep(),
+		{Name: "escapes", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/esc?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"esc"},"data":{"slash":"a\/b","pair":"\ud83d\ude00","tab":"a\tb","quote":"a\"b","unicode":"\u00e9"}}`},
+		{Name: "fraction", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d1"},"spec":{"replicas":2.0,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "exponent", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d1"},"spec":{"replicas":1e1,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "duplicate key", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/dup?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}`},
+		{Name: "duplicate key Strict", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/dup2?fieldManager=m&fieldValidation=Strict", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup2"},"data":{"a":"1","a":"2"}}`},
+		{Name: "plain JSON", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/plain?fieldManager=m", ContentType: "application/apply-patch+yaml",
+			Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"plain","labels":{"n":"1"}},"data":{"k":"v","n":"12"}}`},
 	}},
 }

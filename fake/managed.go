@@ -1,9 +1,22 @@
 package fake
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 )
+
+// trackCreate records a create by manager ("" records nothing), with what the apiserver has set
+// before its field manager runs.
+func (s *Server) trackCreate(r *served, obj runtime.Object, manager string) error {
+	if manager == "" {
+		return nil
+	}
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		setTemplateGeneration(ds)
+	}
+	return s.track(r, obj, nil, "", manager)
+}
 
 // track records a create (old nil) or an update by manager in the object's managedFields, with
 // the patch engine's field manager (apimachinery's managedfields), as the apiserver does for

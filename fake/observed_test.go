@@ -23,7 +23,7 @@ var knownDifferences = map[string]string{
 // TestObservedWrites replays the recorded requests (testdata/observed-writes.json, from a real
 // kube-apiserver 1.37.2 without kube-controller-manager) against the fake without its controllers
 // and compares the normalized answers: status code, Warning headers and body. Objects are compared
-// whole, defaulted fields included, except managedFields (the field manager records them).
+// whole, defaulted fields included, and their managedFields but for the entries' times.
 func TestObservedWrites(t *testing.T) {
 	b, err := os.ReadFile(observedWritesFile)
 	if os.IsNotExist(err) {
@@ -88,6 +88,9 @@ func compareStep(t *testing.T, name string, got, want observedStep) {
 	}
 	if !reflect.DeepEqual(got.Warnings, want.Warnings) {
 		t.Errorf("warnings %q, apiserver %q", got.Warnings, want.Warnings)
+	}
+	if gm, wm := managedFieldsOf(got.Response), managedFieldsOf(want.Response); !reflect.DeepEqual(gm, wm) {
+		t.Errorf("managedFields differ from the apiserver's (but their times):\n got: %v\nwant: %v", gm, wm)
 	}
 	stripManaged(g)
 	stripManaged(w)

@@ -153,5 +153,5 @@ func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object
 	}
 	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
-	return s.createNamed(ctx, t.res, obj, m, dry, "")
+	return s.createNamed(ctx, t.res, obj, m, dry)
 }

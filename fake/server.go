@@ -24,6 +24,7 @@ import (
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -218,6 +219,7 @@ func newServer(opts Options) (*Server, error) {
 		r := &served{resourceType: t}
 		r.cache = watchcache.New(watchcache.Options{
 			Resource:               watchcache.Resource{Group: t.gvr.Group, Name: t.gvr.Resource, Namespaced: t.namespaced},
+			Schema:                 builtinSchema(t.gvr.Resource, t.namespaced),
 			WindowEvents:           opts.WindowEvents,
 			WaitTimeout:            opts.WaitTimeout,
 			BookmarkInterval:       opts.BookmarkInterval,
@@ -248,6 +250,26 @@ func newServer(opts Options) (*Server, error) {
 	}
 	s.startCollector()
 	return s, nil
+}
+
+// schemas are the built-in selection schemas by resource, shared by every Server of the process:
+// a Schema is immutable (a registered field makes a new one), and building one per cache was a
+// quarter of a new server's time.
+var schemas sync.Map // schemaKey -> *selection.Schema
+
+type schemaKey struct {
+	resource   string
+	namespaced bool
+}
+
+// builtinSchema returns the shared built-in schema of a resource.
+func builtinSchema(resource string, namespaced bool) *selection.Schema {
+	k := schemaKey{resource, namespaced}
+	if s, ok := schemas.Load(k); ok {
+		return s.(*selection.Schema)
+	}
+	s, _ := schemas.LoadOrStore(k, selection.SchemaFor(resource, namespaced))
+	return s.(*selection.Schema)
 }
 
 var (
@@ -360,7 +382,7 @@ func (s *Server) Close() {
 		s.controllers.Wait()
 		s.stopCaches()
 		if s.http != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 			defer cancel()
 			if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				_ = s.http.Close()
@@ -368,6 +390,12 @@ func (s *Server) Close() {
 		}
 	})
 }
+
+// closeGrace is how long Close lets requests in flight finish before it closes their connections.
+// It is short because net/http's Shutdown counts a connection a client dialed and has not used yet
+// as active for 5 s, which held a test's cleanup for those 5 s (client-go's discovery and scale
+// clients leave such connections); a test fake has no request worth waiting longer for.
+const closeGrace = 100 * time.Millisecond
 
 func (s *Server) stopCaches() {
 	for _, r := range s.order {

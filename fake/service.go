@@ -121,7 +121,19 @@ func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Servic
 	}
 	if sp.Type == corev1.ServiceTypeNodePort || (sp.Type == corev1.ServiceTypeLoadBalancer && (sp.AllocateLoadBalancerNodePorts == nil || *sp.AllocateLoadBalancerNodePorts)) {
 		for i := range sp.Ports {
-			if sp.Ports[i].NodePort != 0 {
+			if p := sp.Ports[i].NodePort; p != 0 {
+				var reason string
+				switch {
+				case p < minNodePort || p > maxNodePort:
+					reason = fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", minNodePort, maxNodePort)
+				case ports[p]:
+					reason = "provided port is already allocated"
+				}
+				if reason != "" {
+					return nil, apierrors.NewInvalid(r.gvk.GroupKind(), svc.Name, field.ErrorList{
+						field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), p, reason)})
+				}
+				ports[p] = true
 				continue
 			}
 			p, ok := randomPort(ports)
@@ -213,6 +225,9 @@ func keepAllocated(svc, old *corev1.Service) {
 	if sp.ClusterIP == "" && len(sp.ClusterIPs) == 0 {
 		sp.ClusterIP, sp.ClusterIPs = op.ClusterIP, op.ClusterIPs
 	}
+	if sp.ClusterIP != "" && len(sp.ClusterIPs) == 0 {
+		sp.ClusterIPs = []string{sp.ClusterIP}
+	}
 	if len(sp.IPFamilies) == 0 {
 		sp.IPFamilies = op.IPFamilies
 	}
@@ -229,4 +244,17 @@ func keepAllocated(svc, old *corev1.Service) {
 			}
 		}
 	}
+}
+
+// validateServiceUpdate is the service update validation the fake reproduces: a service's primary
+// cluster IP may not change (unless it becomes or stops being an ExternalName).
+func validateServiceUpdate(svc, old *corev1.Service) field.ErrorList {
+	sp, op := &svc.Spec, &old.Spec
+	if sp.Type == corev1.ServiceTypeExternalName || op.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	if len(op.ClusterIPs) > 0 && len(sp.ClusterIPs) > 0 && sp.ClusterIPs[0] != op.ClusterIPs[0] {
+		return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs").Index(0), sp.ClusterIPs, "may not change once set")}
+	}
+	return nil
 }

@@ -64,17 +64,12 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 			p := corev1.PreemptLowerPriority
 			o.Spec.PreemptionPolicy = &p
 		}
-	case *corev1.Secret:
-		mergeStringData(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, nil)
 	case *batchv1.Job:
 		generateJobSelector(o)
 	case *appsv1.DaemonSet:
-		if o.Annotations == nil {
-			o.Annotations = map[string]string{}
-		}
-		o.Annotations[appsv1.DeprecatedTemplateGeneration] = "1"
+		setTemplateGeneration(o)
 	case *corev1.PersistentVolumeClaim:
 		// The StorageObjectInUseProtection admission plugin's finalizer, and the strategy's phase.
 		addFinalizer(m, "kubernetes.io/pvc-protection")
@@ -84,6 +79,17 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		o.Status.Phase = corev1.VolumePending
 		o.Status.LastPhaseTransitionTime = ptr.To(m.GetCreationTimestamp())
 	}
+}
+
+// setTemplateGeneration is a new daemon set's template generation, 1, which the apiserver's apps/v1
+// keeps in an annotation. Unlike the rest of the strategy, it is there before the field manager
+// records the create (reference/observed-defaults.md, defaults / daemonset: the creating manager
+// owns the annotation), so creates call it before tracking too.
+func setTemplateGeneration(ds *appsv1.DaemonSet) {
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = "1"
 }
 
 // addFinalizer adds a finalizer an object does not have yet.
@@ -120,7 +126,8 @@ func generateJobSelector(j *batchv1.Job) {
 }
 
 // mergeStringData moves a Secret's stringData into its data, as the apiserver's conversion of a
-// v1 Secret does (stringData wins over data for the same key; stringData is never stored).
+// v1 Secret does when it decodes one (stringData wins over data for the same key; stringData is
+// never stored).
 func mergeStringData(s *corev1.Secret) {
 	if len(s.StringData) == 0 {
 		s.StringData = nil
@@ -169,8 +176,6 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 		}
 	}
 	switch o := obj.(type) {
-	case *corev1.Secret:
-		mergeStringData(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	case *corev1.Service:

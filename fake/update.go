@@ -102,9 +102,12 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 			// on a missing object.
 			return nil, false, conflict(r, t.name)
 		}
+		if err := s.trackCreate(r, obj, manager); err != nil {
+			return nil, false, err
+		}
 		s.fillSystemFields(m)
 		prepareCreate(r.resourceType, obj, m)
-		b, err := s.createNamed(ctx, r, obj, m, dry, manager)
+		b, err := s.createNamed(ctx, r, obj, m, dry)
 		return b, true, err
 	}
 	old, err := decodeStored(r.resourceType, cur)
@@ -162,6 +165,13 @@ func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.O
 	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
 	// are the stored ones whatever the request says.
 	m.SetGeneration(om.GetGeneration())
+	// The field manager sees the object the client sent, before the strategy resets or keeps what
+	// no manager owns (the apiserver's order).
+	if !patched {
+		if err := s.track(r, obj, old, t.subresource, manager); err != nil {
+			return nil, err
+		}
+	}
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource == "status")
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {
@@ -185,11 +195,6 @@ func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.O
 	}
 	if err := s.validate(Update, r, obj, old, t.name); err != nil {
 		return nil, err
-	}
-	if !patched {
-		if err := s.track(r, obj, old, t.subresource, manager); err != nil {
-			return nil, err
-		}
 	}
 	b, err := encodeStored(r.resourceType, obj)
 	if err != nil {
@@ -219,10 +224,14 @@ func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.O
 }
 
 // validateKindUpdate is the per-resource update validation the fake reproduces: a pod's spec may
-// change only in the fields the apiserver allows (reference/observed-writes.md, pods).
+// change only in the fields the apiserver allows (reference/observed-writes.md, pods), a service's
+// cluster IP not at all (reference/observed-defaults.md).
 func validateKindUpdate(r *served, obj, old runtime.Object) field.ErrorList {
-	if p, ok := obj.(*corev1.Pod); ok {
-		return validatePodSpecUpdate(p, old.(*corev1.Pod))
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return validatePodSpecUpdate(o, old.(*corev1.Pod))
+	case *corev1.Service:
+		return validateServiceUpdate(o, old.(*corev1.Service))
 	}
 	return nil
 }

@@ -81,7 +81,9 @@ func current(ctx context.Context, r *served, namespace, name string) ([]byte, er
 }
 
 // commitLocked stores one change of an object as one event at the next resourceVersion, which it
-// writes into the object's metadata first. The caller holds s.mu.
+// writes into the object's metadata first. The caller holds s.mu across its read of the object and
+// this write (deletes, deletecollection, the namespace controller); writes that hold the object's
+// lock instead use commit (lock.go).
 func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.Object) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
@@ -211,12 +213,17 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		// The storage layer's error, which the apiserver answers as a bare 500.
 		return nil, nil, statusError(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created")
 	}
-	s.fillSystemFields(m)
-	prepareCreate(r.resourceType, d.obj, m)
 	manager := opts.FieldManager
 	if manager == "" {
 		manager = defaultManager
 	}
+	// As the apiserver's handler, the field manager sees the object as decoded and defaulted, before
+	// the strategy, admission and the registry add what no manager owns.
+	if err := s.trackCreate(r, d.obj, manager); err != nil {
+		return nil, nil, err
+	}
+	s.fillSystemFields(m)
+	prepareCreate(r.resourceType, d.obj, m)
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, nil, err
 	}
@@ -234,7 +241,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		unlock := s.lockObject(r, m.GetNamespace(), m.GetName())
 		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
 		if err == nil && cur == nil {
-			b, err := s.createHeld(r, d.obj, m, dryRun(opts.DryRun), manager)
+			b, err := s.createHeld(r, d.obj, m, dryRun(opts.DryRun))
 			unlock()
 			return b, warnings, err
 		}
@@ -249,20 +256,21 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 }
 
 // createNamed admits, validates and stores a new object of a name that does not exist, whose
-// system fields are set and whose strategy ran. The caller holds the object's lock.
-func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
+// managedFields and system fields are set and whose strategy ran. The caller holds the object's
+// lock.
+func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, err
 	}
 	if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
 	}
-	return s.createHeld(r, obj, m, dry, manager)
+	return s.createHeld(r, obj, m, dry)
 }
 
 // createHeld validates and stores a new object whose name and namespace were admitted. The caller
 // holds the object's lock and saw no object of that name.
-func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry bool, manager string) ([]byte, error) {
+func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
 	if svc, ok := obj.(*corev1.Service); ok {
 		release, err := s.admitService(contextBackground(), r, svc)
 		if err != nil {
@@ -272,11 +280,6 @@ func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry b
 	}
 	if err := s.validate(Create, r, obj, nil, m.GetName()); err != nil {
 		return nil, err
-	}
-	if manager != "" { // "": an apply, whose managedFields the patch engine recorded
-		if err := s.track(r, obj, nil, "", manager); err != nil {
-			return nil, err
-		}
 	}
 	if dry {
 		return encodeStored(r.resourceType, obj)

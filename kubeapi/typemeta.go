@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -108,6 +109,19 @@ func withoutTypeMeta(obj []byte) []byte {
 // Pod) — up to the closing brace, found by encoding the built-in type once; `}` for kinds
 // client-go's scheme lacks (custom resources, whose empty object is unstructured).
 func emptyTail(gvk schema.GroupVersionKind) []byte {
+	if b, ok := emptyTails.Load(gvk); ok {
+		return b.([]byte)
+	}
+	b, _ := emptyTails.LoadOrStore(gvk, buildEmptyTail(gvk))
+	return b.([]byte)
+}
+
+// emptyTails memoizes emptyTail for every Server of the process (the encoding of an empty object
+// of each kind, which a new server would otherwise redo for every resource); the slices are never
+// modified.
+var emptyTails sync.Map // schema.GroupVersionKind -> []byte
+
+func buildEmptyTail(gvk schema.GroupVersionKind) []byte {
 	obj, err := scheme.Scheme.New(gvk)
 	if err != nil {
 		return []byte("}")
