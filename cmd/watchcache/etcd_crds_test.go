@@ -174,7 +174,9 @@ func TestServeFollowsCRDs(t *testing.T) {
 	put("/registry/example.com/widgets/ns-a/w1", value["/registry/example.com/widgets/ns-a/w1"])
 	put(crdKey+"gizmos.example.com", value[crdKey+"gizmos.example.com"])
 	put(crdKey+"widgets.example.com", value[crdKey+"widgets.example.com"])
-	var l struct{ Items []metav1.PartialObjectMetadata }
+	var l struct {
+		Items []metav1.PartialObjectMetadata
+	}
 	waitUntil(t, "widgets served", func() bool { return getJSON(t, widgets, &l) == http.StatusOK && len(l.Items) == 1 })
 	put("/registry/example.com/widgets/ns-a/w2", value["/registry/example.com/widgets/ns-a/w2"])
 	waitUntil(t, "the new widget served", func() bool {
