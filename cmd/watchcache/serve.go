@@ -94,7 +94,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if g, ok := src.(*generated); ok {
 		// Serving its own data, serve is a writable fake cluster: every built-in resource, with
 		// the generated cluster stored through the fake.
-		f, err := fake.NewHandler(fake.Options{Logger: log})
+		// The generated pods name ReplicaSets the cluster does not hold: with the garbage
+		// collector on, any write to such a pod (kubectl label) would get it collected, as a
+		// real cluster collects the dependents of absent owners. An empty cluster (--pods 0)
+		// keeps it, for objects users create.
+		f, err := fake.NewHandler(fake.Options{Logger: log, NoGarbageCollector: !g.empty})
 		if err != nil {
 			return err
 		}
