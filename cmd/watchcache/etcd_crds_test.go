@@ -19,20 +19,10 @@ import (
 // selectors. A CRD whose names were not accepted (gizmos: "WidgetList" is already in use) is not
 // served, as the apiserver serves it not.
 func TestServeEtcdCustomResources(t *testing.T) {
-	var rec struct {
-		KVs []struct{ Key, Value string }
-	}
-	raw, err := os.ReadFile("testdata/etcd-custom-resources.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		t.Fatal(err)
-	}
 	cli, endpoint := startEtcd(t)
 	put := etcdPut(t, cli)
-	for _, kv := range rec.KVs {
-		put(kv.Key, kv.Value)
+	for key, value := range recordedCustomResources(t) {
+		put(key, value)
 	}
 	base, logs := startServe(t, "--etcd-endpoints", endpoint)
 
@@ -148,20 +138,7 @@ func TestParseCRD(t *testing.T) {
 // apiextensions apiserver starts and stops serving them. The values are the oracle's
 // (testdata/etcd-custom-resources.json).
 func TestServeFollowsCRDs(t *testing.T) {
-	var rec struct {
-		KVs []struct{ Key, Value string }
-	}
-	raw, err := os.ReadFile("testdata/etcd-custom-resources.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		t.Fatal(err)
-	}
-	value := map[string]string{}
-	for _, kv := range rec.KVs {
-		value[kv.Key] = kv.Value
-	}
+	value := recordedCustomResources(t)
 	const crdKey = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
 	cli, endpoint := startEtcd(t)
 	put := etcdPut(t, cli)
@@ -197,4 +174,25 @@ func TestServeFollowsCRDs(t *testing.T) {
 	if code := getJSON(t, base+"/apis/example.com/v1", nil); code != http.StatusNotFound {
 		t.Errorf("discovery of example.com/v1 after the CRD went: %d, want 404", code)
 	}
+}
+
+// recordedCustomResources returns the etcd keys and values of the CRDs and custom resources
+// recorded from the oracle (reference/observed-etcd-layout.md, "Custom resources").
+func recordedCustomResources(t *testing.T) map[string]string {
+	t.Helper()
+	var rec struct {
+		KVs []struct{ Key, Value string }
+	}
+	raw, err := os.ReadFile("testdata/etcd-custom-resources.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, kv := range rec.KVs {
+		out[kv.Key] = kv.Value
+	}
+	return out
 }
