@@ -68,9 +68,10 @@ type etcdFeed struct {
 // --etcd-cafile, --etcd-certfile and --etcd-keyfile.
 type etcdFlags struct {
 	caFile, certFile, keyFile string
-	resources                 string // --resources: comma-separated; "" means all
-	kubeconfig                string // --kubeconfig: a live cluster instead of etcd
-	encryptionConfig          string // --encryption-provider-config: values encrypted at rest
+	resources                 string        // --resources: comma-separated; "" means all
+	kubeconfig                string        // --kubeconfig: a live cluster instead of etcd
+	rediscover                time.Duration // --rediscover-interval: how often --kubeconfig reads discovery again
+	encryptionConfig          string        // --encryption-provider-config: values encrypted at rest
 }
 
 // etcdOnlyFlags are the flags that only --etcd-endpoints reads.
@@ -82,6 +83,7 @@ func addEtcdFlags(fs *flag.FlagSet, f *etcdFlags) {
 	fs.StringVar(&f.certFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication (as the kube-apiserver's)")
 	fs.StringVar(&f.keyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication (as the kube-apiserver's)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "serve a live cluster through its apiserver: the kubeconfig file (\"in-cluster\": the pod's service account); every listable resource, or those --resources names")
+	fs.DurationVar(&f.rediscover, "rediscover-interval", defaultRediscover, "with --kubeconfig: how often the cluster's discovery is read again, to serve resources of new CRDs and aggregated APIs and stop serving those that went")
 	fs.StringVar(&f.resources, "resources", "", "comma-separated resources to serve, as kubectl names them (pods, deploy, deployments.apps, ev); empty: every built-in resource")
 }
 

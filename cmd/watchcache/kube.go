@@ -36,16 +36,27 @@ type kubeFeed struct {
 	resources []kubeapi.ResourceInfo
 	log       *slog.Logger
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	srcs   []*kubesource.Source
-	closed bool
+	// dc is the discovery client; narrowed says --resources was given (then no new resource is
+	// followed); rediscover is how often follow reads discovery again.
+	dc         discovery.DiscoveryInterface
+	narrowed   bool
+	rediscover time.Duration
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	runCtx  context.Context // the sources' context, which Close ends
+	wg      sync.WaitGroup
+	srcs    []*kubesource.Source
+	dynamic map[string]*kubeFollowed // resources that appeared in discovery while serving, by cacheKey
+	closed  bool
 }
 
 // newKubeFeed reads the kubeconfig ("" or "in-cluster": the pod's service account) and the
 // cluster's discovery.
-func newKubeFeed(kubeconfig, resources string, log *slog.Logger) (*kubeFeed, error) {
+func newKubeFeed(kubeconfig, resources string, rediscover time.Duration, log *slog.Logger) (*kubeFeed, error) {
+	if rediscover <= 0 {
+		return nil, fmt.Errorf("--rediscover-interval %v: want a positive duration", rediscover)
+	}
 	var cfg *rest.Config
 	var err error
 	if kubeconfig == "in-cluster" {
@@ -88,7 +99,8 @@ func newKubeFeed(kubeconfig, resources string, log *slog.Logger) (*kubeFeed, err
 		return nil, err
 	}
 	log.Info("discovered", "resources", len(infos))
-	return &kubeFeed{cfg: cfg, http: hc, resources: infos, log: log}, nil
+	return &kubeFeed{cfg: cfg, http: hc, resources: infos, log: log, dc: dc,
+		narrowed: strings.TrimSpace(resources) != "", rediscover: rediscover}, nil
 }
 
 // listable returns the resources of discovery lists that can be listed and watched (no
@@ -136,7 +148,7 @@ func (f *kubeFeed) Load(ctx context.Context, c caches) error {
 		cancel()
 		return errors.New("kube source closed")
 	}
-	f.cancel = cancel
+	f.cancel, f.runCtx = cancel, rctx
 	// One source per group and version, feeding each of its resources.
 	byGV := map[string]*kubesource.Source{}
 	for _, info := range f.resources {

@@ -103,3 +103,66 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestServeKubeconfigFollowsDiscovery: a resource that appears in the cluster's discovery while
+// serve runs (a CRD Established) is served at the next rediscovery, with its objects and their
+// changes, and stops being served when it leaves discovery (the CRD deleted).
+func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
+	upstream := kubeapi.NewServer(kubeapi.Options{})
+	pods := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
+	widgets := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "widgets", Group: "example.com", Namespaced: true}})
+	podInfo, _ := kubeapi.CoreResource("pods")
+	if err := upstream.Register(podInfo, pods); err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Replace(nil, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := widgets.Replace([][]byte{[]byte(`{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w1","namespace":"ns-a"}}`)}, 10); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(upstream)
+	t.Cleanup(hs.Close)
+	t.Cleanup(pods.Stop)
+	t.Cleanup(widgets.Stop)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`, hs.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--rediscover-interval", "20ms")
+	path := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
+	if code := getJSON(t, path, nil); code != http.StatusNotFound {
+		t.Fatalf("widgets before they are in discovery: %d", code)
+	}
+
+	info := kubeapi.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+	if err := upstream.Register(info, widgets); err != nil {
+		t.Fatal(err)
+	}
+	var l podList
+	waitUntil(t, "widgets served", func() bool { return getJSON(t, path, &l) == http.StatusOK && l.names() == "ns-a/w1" })
+	if err := widgets.Apply(watchcache.Event{Type: watchcache.Added, Object: []byte(`{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w2","namespace":"ns-a","resourceVersion":"11"}}`), ResourceVersion: 11}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the new widget served", func() bool {
+		getJSON(t, path+"?resourceVersion=0", &l)
+		return l.names() == "ns-a/w1 ns-a/w2"
+	})
+
+	if err := upstream.Unregister("example.com", "v1", "widgets"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, path, nil) == http.StatusNotFound })
+	if code := getJSON(t, base+"/api/v1/pods", nil); code != http.StatusOK {
+		t.Fatalf("pods after widgets went: %d", code)
+	}
+	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
+		t.Fatalf("--rediscover-interval 0s: %v", err)
+	}
+}

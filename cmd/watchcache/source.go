@@ -71,7 +71,7 @@ func newSource(f sourceFlags, log *slog.Logger) (source, error) {
 				return nil, fmt.Errorf("--%s has no effect with --kubeconfig", name)
 			}
 		}
-		return newKubeFeed(f.etcd.kubeconfig, f.etcd.resources, log)
+		return newKubeFeed(f.etcd.kubeconfig, f.etcd.resources, f.etcd.rediscover, log)
 	}
 	if f.etcdEndpoints != "" {
 		for _, name := range generatedFlags {

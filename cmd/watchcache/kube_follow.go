@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/watchcache/watchcache/kubeapi"
+	kubesource "github.com/watchcache/watchcache/source/kube"
+	"github.com/watchcache/watchcache/watchcache"
+)
+
+// defaultRediscover is how often serve --kubeconfig reads the cluster's discovery again to follow
+// CRDs and aggregated APIs. The apiserver lists a new CRD's resource about a second after it is
+// Established; 5 s costs one discovery round trip per group every 5 s.
+const defaultRediscover = 5 * time.Second
+
+// kubeFollowed is a resource served since it appeared in discovery: its cache and its source.
+type kubeFollowed struct {
+	info  kubeapi.ResourceInfo
+	cache *watchcache.Cache
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// follow reads the cluster's discovery again every f.rediscover and serves the resources that
+// appeared in it (a CRD Established, an aggregated API registered), and stops serving those of them
+// that left it again or changed version. The resources served from start stay until a restart.
+// With --resources, nothing new is followed.
+func (f *kubeFeed) follow(ctx context.Context, reg registrar) {
+	if f.narrowed {
+		f.log.Info("discovery is not followed: --resources names what is served")
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || f.runCtx == nil {
+		return
+	}
+	fctx, cancel := context.WithCancel(f.runCtx)
+	stop := context.AfterFunc(ctx, cancel)
+	f.wg.Go(func() {
+		defer stop()
+		defer cancel()
+		t := time.NewTicker(f.rediscover)
+		defer t.Stop()
+		for {
+			select {
+			case <-fctx.Done():
+				f.unfollowAll(reg)
+				return
+			case <-t.C:
+				f.rediscoverOnce(fctx, reg)
+			}
+		}
+	})
+}
+
+// rediscoverOnce makes the followed resources match discovery.
+func (f *kubeFeed) rediscoverOnce(ctx context.Context, reg registrar) {
+	lists, err := f.dc.ServerPreferredResources()
+	if err != nil && len(lists) == 0 {
+		f.log.Warn("discovery failed; the served resources stay as they are", "err", err)
+		return
+	}
+	static := map[string]bool{}
+	for _, r := range f.resources {
+		static[cacheKey(r.Resource, r.Group)] = true
+	}
+	want := map[string]kubeapi.ResourceInfo{}
+	for _, info := range listable(lists) {
+		if k := cacheKey(info.Resource, info.Group); !static[k] {
+			want[k] = info
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	for k, fl := range f.dynamic {
+		if info, ok := want[k]; !ok && err == nil || ok && (info.Version != fl.info.Version || info.Namespaced != fl.info.Namespaced) {
+			f.unfollowLocked(reg, k)
+		}
+	}
+	for k, info := range want {
+		if f.dynamic[k] == nil {
+			f.followLocked(ctx, reg, k, info)
+		}
+	}
+}
+
+// followLocked starts serving info through a source of its own. The caller holds f.mu.
+func (f *kubeFeed) followLocked(ctx context.Context, reg registrar, key string, info kubeapi.ResourceInfo) {
+	rc, err := f.client(info)
+	if err != nil {
+		f.log.Warn("resource not served", "resource", info.Resource, "group", info.Group, "err", err)
+		return
+	}
+	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced}})
+	src := kubesource.New(rc, kubesource.Options{Logger: f.log.With("groupVersion", info.GroupVersion())})
+	if err := src.Add(info.Resource, c); err != nil {
+		c.Stop()
+		f.log.Warn("resource not served", "resource", info.Resource, "group", info.Group, "err", err)
+		return
+	}
+	if err := reg.Register(info, c); err != nil {
+		c.Stop()
+		f.log.Warn("resource not served", "resource", info.Resource, "group", info.Group, "err", err)
+		return
+	}
+	sctx, stop := context.WithCancel(ctx)
+	fl := &kubeFollowed{info: info, cache: c, stop: stop, done: make(chan struct{})}
+	f.wg.Go(func() {
+		defer close(fl.done)
+		if err := src.Run(sctx); err != nil {
+			f.log.Error("source stopped", "resource", info.Resource, "group", info.Group, "err", err)
+		}
+	})
+	if f.dynamic == nil {
+		f.dynamic = map[string]*kubeFollowed{}
+	}
+	f.dynamic[key] = fl
+	f.log.Info("serving a resource that appeared in discovery", "resource", info.Resource, "group", info.Group, "version", info.Version)
+}
+
+// unfollowLocked stops serving a followed resource. The caller holds f.mu.
+func (f *kubeFeed) unfollowLocked(reg registrar, key string) {
+	fl := f.dynamic[key]
+	delete(f.dynamic, key)
+	_ = reg.Unregister(fl.info.Group, fl.info.Version, fl.info.Resource)
+	fl.stop()
+	<-fl.done
+	fl.cache.Stop()
+	f.log.Info("no longer serving a resource that left discovery", "resource", fl.info.Resource, "group", fl.info.Group)
+}
+
+// unfollowAll stops every followed resource when serve stops.
+func (f *kubeFeed) unfollowAll(reg registrar) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k := range f.dynamic {
+		f.unfollowLocked(reg, k)
+	}
+}
