@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	kptr "k8s.io/utils/ptr"
@@ -71,9 +72,13 @@ func RunWritesWith(t TB, newTarget func(t TB) *rest.Config, o WriteOptions) {
 			if err != nil {
 				t.Fatalf("client: %v", err)
 			}
+			dyn, err := dynamic.NewForConfig(cfg)
+			if err != nil {
+				t.Fatalf("dynamic client: %v", err)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+2*o.ControllerPatience)
 			t.Cleanup(cancel)
-			w := &writeEnv{t: t, cs: cs, ctx: ctx, ns: fmt.Sprintf("wr-%d-%d", i, time.Now().UnixNano()%1_000_000), warnings: warnings,
+			w := &writeEnv{t: t, cs: cs, dyn: dyn, ctx: ctx, ns: fmt.Sprintf("wr-%d-%d", i, time.Now().UnixNano()%1_000_000), warnings: warnings,
 				patience: o.ControllerPatience}
 			if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.ns}}, metav1.CreateOptions{}); err != nil {
 				t.Fatalf("create namespace %s: %v", w.ns, err)
@@ -96,6 +101,7 @@ func WriteRules() []string {
 type writeEnv struct {
 	t        TB
 	cs       kubernetes.Interface
+	dyn      dynamic.Interface // for custom resources (W7)
 	ctx      context.Context
 	ns       string
 	warnings *warningRecorder
@@ -665,7 +671,7 @@ func writeRules() []writeRule {
 			_, err := w.cs.CoreV1().ConfigMaps(w.ns).Get(w.ctx, "a", metav1.GetOptions{})
 			w.wantStatus(err, 404, metav1.StatusReasonNotFound, `configmaps "a" not found`)
 		}},
-	}, controllerRules()...)
+	}, append(controllerRules(), crdRules()...)...)
 }
 
 func names(l *corev1.ConfigMapList) []string {

@@ -107,7 +107,9 @@ func (d dropWarnings) Write(b []byte) (int, error) {
 
 var mutations = []mutation{
 	{"ignores a stale resourceVersion", rewriteJSON(http.MethodPut, func(o map[string]any) { delete(metadataOf(o), "resourceVersion") }),
-		[]string{"W2.1/update at a stale resourceVersion is 409 Conflict", "W4.2/concurrent conditional updates of one object are atomic"}, nil},
+		[]string{"W2.1/update at a stale resourceVersion is 409 Conflict", "W4.2/concurrent conditional updates of one object are atomic",
+			// The custom resource's update has no resourceVersion left, which a CRD's strategy refuses.
+			"W7.5/a status write leaves spec and generation; a spec write bumps generation"}, nil},
 	{"drops finalizers", rewriteJSON(http.MethodPost, func(o map[string]any) { delete(metadataOf(o), "finalizers") }),
 		[]string{"W3.3/finalizers keep a deleted object until the last one is removed",
 			"W6.3/Foreground marks the owner, deletes its dependents and waits for those with blockOwnerDeletion",
@@ -124,7 +126,16 @@ var mutations = []mutation{
 	{"sends no warnings", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { next.ServeHTTP(dropWarnings{w}, r) })
 	}, []string{"W1.8/fieldValidation Strict rejects unknown fields, Warn warns, Ignore drops them",
-		"W6.6/jobs and replicationcontrollers orphan by default, with a warning for jobs; deployments do not"}, nil},
+		"W6.6/jobs and replicationcontrollers orphan by default, with a warning for jobs; deployments do not",
+		"W7.3/unknown fields are pruned with a warning; defaults are applied"}, nil},
+	{"ignores field selectors", func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			q.Del("fieldSelector")
+			r.URL.RawQuery = q.Encode()
+			next.ServeHTTP(w, r)
+		})
+	}, []string{"W7.4/a selectable field selects; other fields are refused"}, nil},
 }
 
 // TestConformanceWritesMutations proves the write section can fail: against each broken server,
