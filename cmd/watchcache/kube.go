@@ -48,6 +48,7 @@ type kubeFeed struct {
 	wg      sync.WaitGroup
 	srcs    []*kubesource.Source
 	dynamic map[string]*kubeFollowed // resources that appeared in discovery while serving, by cacheKey
+	retired kubesource.Stats         // the counters of followed resources that went
 	closed  bool
 }
 

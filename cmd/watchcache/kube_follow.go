@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/watchcache/watchcache/kubeapi"
@@ -17,6 +18,7 @@ const defaultRediscover = 5 * time.Second
 // kubeFollowed is a resource served since it appeared in discovery: its cache and its source.
 type kubeFollowed struct {
 	info  kubeapi.ResourceInfo
+	src   *kubesource.Source
 	cache *watchcache.Cache
 	stop  context.CancelFunc
 	done  chan struct{}
@@ -109,7 +111,7 @@ func (f *kubeFeed) followLocked(ctx context.Context, reg registrar, key string, 
 		return
 	}
 	sctx, stop := context.WithCancel(ctx)
-	fl := &kubeFollowed{info: info, cache: c, stop: stop, done: make(chan struct{})}
+	fl := &kubeFollowed{info: info, src: src, cache: c, stop: stop, done: make(chan struct{})}
 	f.wg.Go(func() {
 		defer close(fl.done)
 		if err := src.Run(sctx); err != nil {
@@ -131,6 +133,7 @@ func (f *kubeFeed) unfollowLocked(reg registrar, key string) {
 	fl.stop()
 	<-fl.done
 	fl.cache.Stop()
+	f.retired = addStats(f.retired, fl.src.Stats())
 	f.log.Info("no longer serving a resource that left discovery", "resource", fl.info.Resource, "group", fl.info.Group)
 }
 
@@ -140,5 +143,28 @@ func (f *kubeFeed) unfollowAll(reg registrar) {
 	defer f.mu.Unlock()
 	for k := range f.dynamic {
 		f.unfollowLocked(reg, k)
+	}
+}
+
+// stats sums the counters of the feed's sources, those of followed resources (gone ones included,
+// so that the sums only grow, as counters do), for /metrics.
+func (f *kubeFeed) stats() (string, any) {
+	f.mu.Lock()
+	sum := f.retired
+	srcs := slices.Clone(f.srcs)
+	for _, fl := range f.dynamic {
+		srcs = append(srcs, fl.src)
+	}
+	f.mu.Unlock()
+	for _, s := range srcs {
+		sum = addStats(sum, s.Stats())
+	}
+	return "kube", sum
+}
+
+func addStats(a, b kubesource.Stats) kubesource.Stats {
+	return kubesource.Stats{
+		Lists: a.Lists + b.Lists, Events: a.Events + b.Events, Bookmarks: a.Bookmarks + b.Bookmarks,
+		Skipped: a.Skipped + b.Skipped, Watches: a.Watches + b.Watches, Expired: a.Expired + b.Expired,
 	}
 }

@@ -74,6 +74,19 @@ current-context: c
 		return l.names() == "ns-a/p1 ns-a/p3 ns-b/p2"
 	})
 
+	// The kube sources' counters: one list per resource, the new pod's event (counted just after
+	// the cache applied it, hence the wait).
+	waitUntil(t, "the kube sources' counters in /metrics", func() bool {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		metrics, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return strings.Contains(string(metrics), `watchcache_source_lists_total{source="kube"} 2`) &&
+			strings.Contains(string(metrics), `watchcache_source_events_total{source="kube"} 1`)
+	})
+
 	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--resources", "deploy")
 	if code := getJSON(t, narrowed+"/api/v1/pods", nil); code != http.StatusNotFound {
 		t.Fatalf("pods with --resources deploy: %d", code)
