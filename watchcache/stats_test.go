@@ -10,6 +10,9 @@ import (
 func TestStats(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WatchBuffer = 2; o.WindowEvents = 3 })
 	defer c.Stop()
+	// The watch below is never read: its goroutine ends with its context (goleak checks).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	steps := []struct {
 		name string
 		do   func(t *testing.T)
@@ -40,7 +43,7 @@ func TestStats(t *testing.T) {
 			}
 		}, func(s Stats) bool { return s.EventsApplied == 7 && s.WindowEvents == 3 }},
 		{"watcher", func(t *testing.T) {
-			if _, err := c.Watch(context.Background(), WatchOptions{ResourceVersion: "25"}); err != nil {
+			if _, err := c.Watch(ctx, WatchOptions{ResourceVersion: "25"}); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, func() bool { return c.Watchers() == 1 })
