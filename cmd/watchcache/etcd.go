@@ -219,17 +219,24 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 // etcd-global, so it may belong to a write of another resource. A consistent read arranges its own
 // requests (source/etcd CurrentResourceVersion); OnWait covers reads at an exact resourceVersion.
 func (f *etcdFeed) configure(o *watchcache.Options) {
-	o.CurrentResourceVersion = f.src.CurrentResourceVersion
-	// Exact lists and continue tokens older than the window are read from etcd, as the apiserver
-	// reads them (rule 1.3), until etcd compacts their revision.
 	for _, r := range f.resources {
 		if r.Resource == o.Resource.Name && r.Group == o.Resource.Group {
-			o.History = f.src.History(r.Prefix)
+			f.feedOptions(o, r.Prefix, f.schemas[cacheKey(r.Resource, r.Group)])
 		}
 	}
+}
+
+// feedOptions sets the options of the cache of the resource under prefix: consistent reads and
+// waits through the source, exact lists and continue tokens older than the window read from etcd
+// as the apiserver reads them (rule 1.3) until etcd compacts their revision, and a custom
+// resource's schema (metadata.name, metadata.namespace and the CRD's selectableFields; nil for a
+// built-in resource, whose schema the cache knows).
+func (f *etcdFeed) feedOptions(o *watchcache.Options, prefix string, schema *selection.Schema) {
+	o.CurrentResourceVersion = f.src.CurrentResourceVersion
+	o.History = f.src.History(prefix)
 	o.OnWait = f.src.WaitingFor
-	if s := f.schemas[cacheKey(o.Resource.Name, o.Resource.Group)]; s != nil {
-		o.Schema = s // metadata.name, metadata.namespace and the CRD's selectableFields
+	if schema != nil {
+		o.Schema = schema
 	}
 }
 

@@ -138,13 +138,8 @@ func (f *etcdFeed) followLocked(reg registrar, key string, cr customResource) {
 		f.log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
 		return
 	}
-	opts := watchcache.Options{
-		Resource:               watchcache.Resource{Name: cr.Resource.Resource, Group: cr.Group, Namespaced: cr.Namespaced},
-		Schema:                 s,
-		CurrentResourceVersion: f.src.CurrentResourceVersion,
-		History:                f.src.History(cr.Prefix),
-		OnWait:                 f.src.WaitingFor,
-	}
+	opts := watchcache.Options{Resource: watchcache.Resource{Name: cr.Resource.Resource, Group: cr.Group, Namespaced: cr.Namespaced}}
+	f.feedOptions(&opts, cr.Prefix, s)
 	c := watchcache.New(opts)
 	info := kubeapi.ResourceInfo{
 		Group: cr.Group, Version: cr.Version, Resource: cr.Resource.Resource, Kind: cr.Kind, Namespaced: cr.Namespaced,

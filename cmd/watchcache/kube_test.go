@@ -46,16 +46,7 @@ func TestServeKubeconfig(t *testing.T) {
 	t.Cleanup(hs.Close)
 	t.Cleanup(pods.Stop)
 	t.Cleanup(deploys.Stop)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`, hs.URL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := writeKubeconfig(t, hs.URL)
 
 	base, _ := startServe(t, "--kubeconfig", kubeconfig)
 	var l podList
@@ -138,16 +129,7 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	t.Cleanup(hs.Close)
 	t.Cleanup(pods.Stop)
 	t.Cleanup(widgets.Stop)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`, hs.URL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := writeKubeconfig(t, hs.URL)
 	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--rediscover-interval", "20ms")
 	path := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
 	if code := getJSON(t, path, nil); code != http.StatusNotFound {
@@ -178,4 +160,20 @@ current-context: c
 	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
 		t.Fatalf("--rediscover-interval 0s: %v", err)
 	}
+}
+
+// writeKubeconfig writes a kubeconfig for the server at url, without credentials.
+func writeKubeconfig(t *testing.T, url string) string {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`, url)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
 }
