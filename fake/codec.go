@@ -197,11 +197,14 @@ func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
 	return encode(t, stored)
 }
 
-// decodeStored decodes an object the fake stored (no strictness needed: it encoded it).
+// decodeStored decodes an object the fake stored (no strictness needed: it encoded it), with the
+// apiserver's defaults applied, as its storage decoder applies them: an object stored without
+// them (Store, Options.Objects) then compares with a defaulted update as the apiserver's would.
 func decodeStored(t *resourceType, b []byte) (runtime.Object, error) {
 	obj := t.newObject()
 	if err := json.Unmarshal(b, obj); err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode stored %s: %w", t.gvk.Kind, err))
 	}
+	applyDefaults(obj)
 	return obj, nil
 }
