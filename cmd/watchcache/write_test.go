@@ -17,7 +17,9 @@ import (
 // not change fields").
 func TestGeneratedPodsSurviveWrites(t *testing.T) {
 	base, _ := startServe(t, tinyCluster...)
-	var l struct{ Items []metav1.PartialObjectMetadata }
+	var l struct {
+		Items []metav1.PartialObjectMetadata
+	}
 	if code := getJSON(t, base+"/api/v1/pods?limit=1", &l); code != http.StatusOK || len(l.Items) != 1 {
 		t.Fatalf("list: %d %d items", code, len(l.Items))
 	}
