@@ -65,3 +65,45 @@ func TestClock(t *testing.T) {
 	}
 	check("apply", cm, map[string]time.Time{"creator/Update": t0, "applier/Apply": now})
 }
+
+// TestClockOrdersManagedFields: managedFields entries are in the field manager's order on
+// Options.Now's times (operation, then time, then manager), as the apiserver orders them on its
+// own clock: entries of one second by manager name, whichever was written last; an entry written
+// an hour later after one written earlier, whatever the names.
+func TestClockOrdersManagedFields(t *testing.T) {
+	now := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	srv := fake.NewTest(t, fake.Options{Now: func() time.Time { return now }})
+	cms := kubernetes.NewForConfigOrDie(srv.Config()).CoreV1().ConfigMaps("default")
+	ctx := context.Background()
+	managers := func(cm *corev1.ConfigMap) []string {
+		var got []string
+		for _, e := range cm.ManagedFields {
+			got = append(got, e.Manager)
+		}
+		return got
+	}
+	patch := func(manager, body string) *corev1.ConfigMap {
+		t.Helper()
+		cm, err := cms.Patch(ctx, "c", types.MergePatchType, []byte(body), metav1.PatchOptions{FieldManager: manager})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm
+	}
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"b": "1"}}, metav1.CreateOptions{FieldManager: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	patch("a", `{"data":{"a":"1"}}`)
+	// "a" writes again in the same second of the clock: the order stays by name.
+	if got := managers(patch("a", `{"data":{"a":"2"}}`)); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("same second: managers %q, want [a b]", got)
+	}
+	now = now.Add(time.Hour)
+	if got := managers(patch("b", `{"data":{"b":"2"}}`)); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("b an hour later: managers %q, want [a b]", got)
+	}
+	now = now.Add(time.Hour)
+	if got := managers(patch("a", `{"data":{"a":"3"}}`)); len(got) != 2 || got[0] != "b" || got[1] != "a" {
+		t.Errorf("a an hour after b: managers %q, want [b a]", got)
+	}
+}

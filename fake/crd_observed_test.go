@@ -81,7 +81,7 @@ func TestObservedCRDs(t *testing.T) {
 			if !ok {
 				t.Fatalf("recorded case %s is not in crdCases", wc.Name)
 			}
-			srv := fake.NewTest(t, fake.Options{})
+			srv := fake.NewTest(t, fake.Options{Now: recordClock})
 			target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
 			defer target.client.CloseIdleConnections()
 			got := runCRDCase(t, target, c, 0)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/watchcache/watchcache/fake"
 )
@@ -39,7 +40,7 @@ func TestObservedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The record is of an apiserver without kube-controller-manager: no controllers.
-	srv := fake.NewTest(t, fake.Options{NoGarbageCollector: true, NoNamespaceController: true})
+	srv := fake.NewTest(t, fake.Options{Now: recordClock, NoGarbageCollector: true, NoNamespaceController: true})
 	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
 	defer target.client.CloseIdleConnections()
 	byName := map[string]writeCase{}
@@ -185,3 +186,8 @@ func sortedEntries(entries []any) []any {
 	})
 	return out
 }
+
+// recordClock is the fake's clock in the replays of recorded requests. The recordings ran
+// within a second, so the apiserver ordered managedFields entries of one operation by manager and
+// subresource; on the wall clock a replay that crosses a second orders them by time instead.
+func recordClock() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
