@@ -34,7 +34,7 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 		return nil, err
 	}
 	r, err := routeList(o, q.prefix, c.opts.IgnoreLimitForRV0)
-	if err := c.admit(q, err); err != nil {
+	if err := c.admit(q.unsupported, err); err != nil {
 		return nil, err
 	}
 	v, rv, err := c.readView(ctx, r, q.prefix)
@@ -47,7 +47,9 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	defer v.leave()
 	pl := makePlan(v, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
 	// The collector and its predicate stay on the stack: no allocation for them per request.
-	cl := collector{pred: makePredicate(q.schema, c.labels.Load(), q.labels, q.fields), rv: v.at(), limit: r.limit}
+	var cl collector
+	cl.pred.init(q.schema, c.labels.Load(), &q.labels, &q.fields)
+	cl.rv, cl.limit = v.at(), r.limit
 	cl.pred.use(pl)
 	// The result slice starts small and grows: a page of 500 pointers allocated up front costs
 	// more than a 20-item indexed page itself.
@@ -98,15 +100,17 @@ func (c *Cache) prepare(namespace, labelSelector, fieldSelector string) (query, 
 }
 
 // admit returns a request's first error in the apiserver's order: selector syntax (400, already
-// returned by prepare), option validation (422), field-label conversion (400), the rest of the
-// routing — resourceVersion, continue token (400) — then readiness (429). routeErr is what routing
-// the options returned.
-func (c *Cache) admit(q query, routeErr error) error {
+// returned by prepare), option validation (422), field-label conversion (400, the query's
+// unsupported error), the rest of the routing — resourceVersion, continue token (400) — then
+// readiness (429). routeErr is what routing the options returned.
+func (c *Cache) admit(unsupported, routeErr error) error {
 	switch {
+	case routeErr == nil && unsupported == nil:
+		// The common case, without errors.Is's walk.
 	case errors.Is(routeErr, ErrInvalidOptions):
 		return routeErr
-	case q.unsupported != nil:
-		return q.unsupported
+	case unsupported != nil:
+		return unsupported
 	case routeErr != nil:
 		return routeErr
 	}

@@ -39,6 +39,13 @@ func makePredicate(schema *selection.Schema, sets *labelSets, l selection.LabelS
 	return predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets, skipTerm: -1}
 }
 
+// init sets p as makePredicate's result, in place: a List builds its predicate inside its
+// collector, on its stack, without a temporary copy of the selectors.
+func (p *predicate) init(schema *selection.Schema, sets *labelSets, l *selection.LabelSelector, f *selection.FieldSelector) {
+	p.schema, p.labels, p.fields, p.sets, p.skipTerm = schema, *l, *f, sets, -1
+	p.hasLabels, p.hasFields = !l.Empty(), !f.Empty()
+}
+
 // empty reports whether the predicate selects everything (rule 2.7: remainingItemCount only then).
 func (p *predicate) empty() bool { return !p.hasLabels && !p.hasFields }
 

@@ -85,7 +85,7 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 		return nil, err
 	}
 	ws, err := routeWatch(o)
-	if err := c.admit(q, err); err != nil {
+	if err := c.admit(q.unsupported, err); err != nil {
 		return nil, err
 	}
 	// Fix the start of a watch without initial events now, before returning (rule 5.1; the
