@@ -75,7 +75,7 @@ rec() {
 }
 etag() { grep -i '^etag:' "$OUT/aggdisc-$1.http" | cut -d' ' -f2; }
 send() {
-  curl -sk -A "$UA" -X "$1" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "${3:-}" "$KAS_URL$2"
+  curl -sk -A "$UA" -X "$1" -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' --data-binary "${3:-}" "$KAS_URL$2"
 }
 
 for p in api apis; do
@@ -108,23 +108,11 @@ rec group-v2 /apis/apps "$V2"
 rec groupversion-v2 /apis/apps/v1 "$V2"
 rec core-v2 /api/v1 "$V2"
 
-# Two CRDs in one group: one namespaced with two served versions, status and scale, shortNames and
-# categories; one cluster-scoped with status only, whose plural sorts first.
-send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions '{
- "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
- "metadata":{"name":"widgets.disc.example.com"},
- "spec":{"group":"disc.example.com","scope":"Namespaced",
-  "names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList","shortNames":["wd","wdg"],"categories":["all","gadgets"]},
-  "versions":[
-   {"name":"v1beta1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}},
-   {"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"replicas":{"type":"integer"}}},"status":{"type":"object","properties":{"replicas":{"type":"integer"},"selector":{"type":"string"}}}}}},
-    "subresources":{"status":{},"scale":{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas","labelSelectorPath":".status.selector"}}}]}}' >/dev/null
-send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions '{
- "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
- "metadata":{"name":"gizmos.disc.example.com"},
- "spec":{"group":"disc.example.com","scope":"Cluster",
-  "names":{"plural":"gizmos","singular":"gizmo","kind":"Gizmo"},
-  "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}' >/dev/null
+# Two CRDs in one group (fake/testdata/discovery/crd-*.json): one namespaced with two served
+# versions, status and scale, shortNames and categories; one cluster-scoped with status only,
+# whose plural sorts first.
+send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "@$FAKE/crd-widgets.json" >/dev/null
+send POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions "@$FAKE/crd-gizmos.json" >/dev/null
 # Wait until both are in the aggregated document (the discovery controller adds a CRD's group a
 # moment after it is Established).
 for _ in $(seq 1 50); do
