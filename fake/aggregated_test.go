@@ -325,3 +325,38 @@ func TestAggregatedDiscoveryClientGo(t *testing.T) {
 		t.Error("the memory cache is not fresh after a re-read")
 	}
 }
+
+// TestAggregatedDiscoveryOracle runs client-go's aggregated discovery against a kube-apiserver
+// (WATCHCACHE_ORACLE_URL, bearer token WATCHCACHE_ORACLE_TOKEN; a fresh one, without CRDs) and
+// the fake: two requests each, and every group-version and resource the fake lists is listed the
+// same by the apiserver.
+func TestAggregatedDiscoveryOracle(t *testing.T) {
+	base := os.Getenv("WATCHCACHE_ORACLE_URL")
+	if base == "" {
+		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-discovery.md)")
+	}
+	var oracleN, fakeN atomic.Int64
+	ocfg := &rest.Config{Host: base, BearerToken: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), QPS: -1,
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) { oracleN.Add(1); return rt.RoundTrip(r) })
+		}}
+	_, olists, err := discovery.NewDiscoveryClientForConfigOrDie(ocfg).ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fake.NewTest(t, fake.Options{})
+	_, flists, err := discovery.NewDiscoveryClientForConfigOrDie(countingConfig(srv, &fakeN)).ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oracleN.Load() != 2 || fakeN.Load() != 2 {
+		t.Errorf("requests: oracle %d, fake %d; want 2 each", oracleN.Load(), fakeN.Load())
+	}
+	oracle := discovered(t, nil, olists)
+	for _, r := range discovered(t, nil, flists) {
+		if !slices.Contains(oracle, r) {
+			t.Errorf("the oracle does not list %s", r)
+		}
+	}
+}
