@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -357,5 +359,70 @@ func BenchmarkAggregated(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		cl.server.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+// TestAggregatedConcurrent serves /apis while resources are registered and unregistered (run
+// under -race): every answer is a whole document whose ETag is its own, and the last answer lists
+// what is registered at the end.
+func TestAggregatedConcurrent(t *testing.T) {
+	s := NewServer(Options{})
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	const accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// Not do: t.Fatal must not be called from this goroutine.
+			req, _ := http.NewRequest("GET", srv.URL+"/apis", nil)
+			req.Header.Set("Accept", accept)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var l apidiscoveryv2.APIGroupDiscoveryList
+			if err == nil {
+				err = json.Unmarshal(body, &l)
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			d, err := newAggregatedDoc(l.Items)
+			if err != nil || d.etag != resp.Header.Get("Etag") || !bytes.Equal(d.json, body) {
+				errs <- fmt.Errorf("ETag %s does not match its document %s", resp.Header.Get("Etag"), body)
+				return
+			}
+		}
+	}()
+	for i := range 50 {
+		c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "things", Group: fmt.Sprintf("g%d.example.com", i)}})
+		t.Cleanup(c.Stop)
+		if err := s.Register(ResourceInfo{Group: fmt.Sprintf("g%d.example.com", i), Version: "v1", Resource: "things", Kind: "Thing"}, c); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if err := s.Unregister(fmt.Sprintf("g%d.example.com", i), "v1", "things"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	var l apidiscoveryv2.APIGroupDiscoveryList
+	if err := json.Unmarshal(do(t, "GET", srv.URL+"/apis", "Accept", accept).body, &l); err != nil || len(l.Items) != 25 {
+		t.Errorf("%d groups at the end, want 25: %v", len(l.Items), err)
 	}
 }
