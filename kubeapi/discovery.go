@@ -34,15 +34,16 @@ func writeJSON(w http.ResponseWriter, v any) {
 // discoveryAccepted checks the Accept header of a legacy discovery request, answering 406 if it
 // admits no plain JSON, in the words of the apiserver's endpoint: a form of JSON it does not
 // serve (an aggregated kind of another version, or at a path that has none) is refused with the
-// media types everywhere; another media type with them at /apis and /apis/{group}
-// (aggregated: true), with the representations at /api and the group-version documents
-// (testdata/oracle/notacceptable-*.http, aggdisc-*-only.http, aggdisc-core-v2.http).
-func discoveryAccepted(w http.ResponseWriter, r *http.Request, aggregated bool) bool {
+// media types everywhere; another media type with them at /apis and /apis/{group}, which the
+// apiserver's aggregator answers (byMediaTypes), and with the representations at /api and the
+// group-version documents (testdata/oracle/notacceptable-*.http, aggdisc-*-only.http,
+// aggdisc-core-v2.http).
+func discoveryAccepted(w http.ResponseWriter, r *http.Request, byMediaTypes bool) bool {
 	ok, why := acceptsPlainJSON(r.Header.Get("Accept"))
 	if ok {
 		return true
 	}
-	if aggregated || why == noConversion {
+	if byMediaTypes || why == noConversion {
 		writeStatus(w, onlyMediaTypes(objectRepresentations...))
 	} else {
 		writeStatus(w, notAcceptable(objectRepresentations...))
