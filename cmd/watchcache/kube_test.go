@@ -53,6 +53,20 @@ func TestServeKubeconfig(t *testing.T) {
 	t.Cleanup(pods.Stop)
 	t.Cleanup(deploys.Stop)
 	kubeconfig := writeKubeconfig(t, hs.URL)
+	// Before serve runs: run sets klog's global logger, which a running serve's rediscovery
+	// reads.
+	for _, args := range [][]string{
+		{"--kubeconfig", kubeconfig, "--etcd-endpoints", "http://127.0.0.1:1"},
+		{"--kubeconfig", kubeconfig, "--resources", "gadgets"},
+		{"--kubeconfig", filepath.Join(t.TempDir(), "missing")},
+	} {
+		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
+		if err == nil {
+			t.Errorf("%q: no error", args)
+		} else if strings.Contains(strings.Join(args, " "), "gadgets") && !strings.Contains(err.Error(), `"gadgets"`) {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
 
 	base, _ := startServe(t, "--kubeconfig", kubeconfig)
 	var l podList
@@ -87,18 +101,6 @@ func TestServeKubeconfig(t *testing.T) {
 	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--resources", "deploy")
 	if code := getJSON(t, narrowed+"/api/v1/pods", nil); code != http.StatusNotFound {
 		t.Fatalf("pods with --resources deploy: %d", code)
-	}
-	for _, args := range [][]string{
-		{"--kubeconfig", kubeconfig, "--etcd-endpoints", "http://127.0.0.1:1"},
-		{"--kubeconfig", kubeconfig, "--resources", "gadgets"},
-		{"--kubeconfig", filepath.Join(t.TempDir(), "missing")},
-	} {
-		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
-		if err == nil {
-			t.Errorf("%q: no error", args)
-		} else if strings.Contains(strings.Join(args, " "), "gadgets") && !strings.Contains(err.Error(), `"gadgets"`) {
-			t.Errorf("%q: %v", args, err)
-		}
 	}
 }
 
@@ -136,6 +138,11 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	t.Cleanup(pods.Stop)
 	t.Cleanup(widgets.Stop)
 	kubeconfig := writeKubeconfig(t, hs.URL)
+	// Before serve runs: run sets klog's global logger, which a running serve's rediscovery
+	// reads.
+	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
+		t.Fatalf("--rediscover-interval 0s: %v", err)
+	}
 	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--rediscover-interval", "20ms")
 	path := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
 	if code := getJSON(t, path, nil); code != http.StatusNotFound {
@@ -162,9 +169,6 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, path, nil) == http.StatusNotFound })
 	if code := getJSON(t, base+"/api/v1/pods", nil); code != http.StatusOK {
 		t.Fatalf("pods after widgets went: %d", code)
-	}
-	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
-		t.Fatalf("--rediscover-interval 0s: %v", err)
 	}
 }
 
