@@ -65,7 +65,7 @@ type Server struct {
 	mu          sync.RWMutex
 	groups      []*apiGroup  // registration order; the core group, if any, is among them with name ""
 	readyChecks []readyCheck // AddReadyCheck's, in order
-	gen         uint64       // counts registrations: what openapi was made for
+	gen         uint64       // counts registrations: what openapi and discovery were made for
 	// openapi is the OpenAPI documents for the registrations of gen, nil until asked for.
 	openapi *openAPISet
 	// discovery is the aggregated discovery documents, made for the registrations of its gen.
