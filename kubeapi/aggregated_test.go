@@ -350,15 +350,23 @@ func TestCompareGroups(t *testing.T) {
 	}
 }
 
-// BenchmarkAggregated measures serving /apis from the built document: no encoding per request.
+// BenchmarkAggregated measures serving /apis from the built document (no encoding per request),
+// next to the legacy /apis, which is encoded per request.
 func BenchmarkAggregated(b *testing.B) {
 	cl := newCluster(b, clusterOptions{})
 	widgets(b, cl.server)
-	req := httptest.NewRequest("GET", "/apis", nil)
-	req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
-	b.ReportAllocs()
-	for b.Loop() {
-		cl.server.ServeHTTP(httptest.NewRecorder(), req)
+	for _, bm := range []struct{ name, accept string }{
+		{"aggregated", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"},
+		{"legacy", "application/json"},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			req := httptest.NewRequest("GET", "/apis", nil)
+			req.Header.Set("Accept", bm.accept)
+			b.ReportAllocs()
+			for b.Loop() {
+				cl.server.ServeHTTP(httptest.NewRecorder(), req)
+			}
+		})
 	}
 }
 
