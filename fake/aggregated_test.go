@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"slices"
@@ -358,5 +359,30 @@ func TestAggregatedDiscoveryOracle(t *testing.T) {
 		if !slices.Contains(oracle, r) {
 			t.Errorf("the oracle does not list %s", r)
 		}
+	}
+}
+
+// BenchmarkAggregatedDiscovery serves the fake's aggregated /apis (every built-in group) from its
+// built document, next to the legacy /apis and one legacy group-version document (apps/v1), which
+// are encoded per request: a client needs one of the latter per group-version.
+func BenchmarkAggregatedDiscovery(b *testing.B) {
+	srv := fake.NewTest(b, fake.Options{})
+	for _, bm := range []struct{ name, path, accept string }{
+		{"aggregated", "/apis", clientGoAccept},
+		{"legacy", "/apis", "application/json"},
+		{"legacy-apps-v1", "/apis/apps/v1", "application/json"},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			req := httptest.NewRequest("GET", bm.path, nil)
+			req.Header.Set("Accept", bm.accept)
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				srv.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
 	}
 }
