@@ -398,14 +398,15 @@ func withAPIVersion(b []byte, apiVersion string) ([]byte, error) {
 }
 
 // customInfo is what kubeapi serves of one version of a custom resource: names, scope, verbs,
-// the status and scale subresources and the storage version's hash in discovery, and its
-// additionalPrinterColumns as Table columns.
+// the status and scale subresources and the storage version's hash in discovery (with the
+// group and version in the aggregated document's kinds, as the apiextensions apiserver names
+// them), and its additionalPrinterColumns as Table columns.
 func customInfo(t *resourceType, v apiextensionsv1.CustomResourceDefinitionVersion, storage string) kubeapi.ResourceInfo {
 	info := kubeapi.ResourceInfo{
 		Group: t.gvr.Group, Version: t.gvr.Version, Resource: t.gvr.Resource, SingularName: t.singular,
 		Kind: t.gvk.Kind, Namespaced: t.namespaced, ShortNames: t.shortNames, Categories: t.categories,
 		Verbs: t.verbs, StorageVersionHash: storageVersionHash(t.gvr.Group, storage, t.gvk.Kind),
-		Printer: customPrinter(v.AdditionalPrinterColumns), Unstructured: true,
+		Printer: customPrinter(v.AdditionalPrinterColumns), Unstructured: true, QualifiedKinds: true,
 	}
 	if t.status {
 		info.Subresources = append(info.Subresources, metav1.APIResource{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/informers"
@@ -341,31 +343,53 @@ func TestClientGoErrors(t *testing.T) {
 	}
 }
 
-// TestClientGoDiscovery runs client-go's discovery against the server.
+// TestClientGoDiscovery runs client-go's discovery against the server: with the aggregated
+// document it makes two requests (/api, /apis) and learns what the legacy documents, one
+// request per group-version, tell it.
 func TestClientGoDiscovery(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	widgets(t, cl.server)
-	cs, _ := clientFor(t, cl)
-	groups, resources, err := cs.Discovery().ServerGroupsAndResources()
-	if err != nil {
-		t.Fatal(err)
+	cs, log := clientFor(t, cl)
+	type found struct {
+		groups    []string
+		resources []string
+		requests  int
 	}
-	var names []string
-	for _, g := range groups {
-		names = append(names, g.Name+"="+g.PreferredVersion.GroupVersion)
-	}
-	if !slices.Equal(names, []string{"=v1", "example.com=example.com/v1"}) {
-		t.Errorf("groups %v", names)
-	}
-	var got []string
-	for _, l := range resources {
-		for _, r := range l.APIResources {
-			got = append(got, l.GroupVersion+"/"+r.Name)
+	discover := func(legacy bool) found {
+		t.Helper()
+		dc, err := discovery.NewDiscoveryClientForConfig(&rest.Config{Host: cl.http.URL, QPS: -1})
+		if err != nil {
+			t.Fatal(err)
 		}
+		dc.UseLegacyDiscovery = legacy
+		before := len(log.matching(""))
+		groups, resources, err := dc.ServerGroupsAndResources()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := found{requests: len(log.matching("")) - before}
+		for _, g := range groups {
+			f.groups = append(f.groups, g.Name+"="+g.PreferredVersion.GroupVersion)
+		}
+		for _, l := range resources {
+			for _, r := range l.APIResources {
+				f.resources = append(f.resources, fmt.Sprintf("%s/%s %s namespaced=%t %v %v %v", l.GroupVersion, r.Name, r.Kind, r.Namespaced, r.Verbs, r.ShortNames, r.Categories))
+			}
+			sort.Strings(f.resources)
+		}
+		return f
 	}
-	if want := []string{"v1/namespaces", "v1/nodes", "v1/pods", "v1/configmaps", "example.com/v1/widgets"}; !slices.Equal(got, want) {
-		t.Errorf("resources %v", got)
+	agg, legacy := discover(false), discover(true)
+	if agg.requests != 2 || legacy.requests != 4 {
+		t.Errorf("requests: aggregated %d, legacy %d; want 2 and 4 (/api, /apis, /api/v1, /apis/example.com/v1)", agg.requests, legacy.requests)
 	}
+	if !slices.Equal(agg.groups, []string{"=v1", "example.com=example.com/v1"}) || !slices.Equal(agg.groups, legacy.groups) {
+		t.Errorf("groups %v, legacy %v", agg.groups, legacy.groups)
+	}
+	if len(agg.resources) != 5 || !slices.Equal(agg.resources, legacy.resources) {
+		t.Errorf("resources\n%v\nlegacy\n%v", agg.resources, legacy.resources)
+	}
+
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil || v.Minor != "37" {
 		t.Errorf("version %+v %v", v, err)

@@ -15,10 +15,9 @@ import (
 // listed.
 //
 // kubectl and client-go first ask /api and /apis for the aggregated document
-// (`Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,...,application/json`).
-// The plain JSON fallback they list is answered; client-go sees a Content-Type without
-// `as=APIGroupDiscoveryList` and falls back to the per-group-version documents. A client that
-// accepts only the aggregated form gets 406.
+// (`Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json`),
+// which aggregated.go answers; the legacy documents answer the rest. A client that accepts
+// neither plain JSON nor the aggregated form gets 406.
 
 // writeJSON answers 200 with a JSON document.
 func writeJSON(w http.ResponseWriter, v any) {
@@ -32,15 +31,19 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// discoveryAccepted checks the Accept header of a discovery request, answering 406 if it
-// admits no plain JSON, in the words of the apiserver's endpoint: /apis and /apis/{group}
-// (aggregated: true) list media types, /api and the group-version documents list
-// representations (testdata/oracle/notacceptable-*.http).
-func discoveryAccepted(w http.ResponseWriter, r *http.Request, aggregated bool) bool {
-	if acceptsPlainJSON(r.Header.Get("Accept")) {
+// discoveryAccepted checks the Accept header of a legacy discovery request, answering 406 if it
+// admits no plain JSON, in the words of the apiserver's endpoint: a form of JSON it does not
+// serve (an aggregated kind of another version, or at a path that has none) is refused with the
+// media types everywhere; another media type with them at /apis and /apis/{group}, which the
+// apiserver's aggregator answers (byMediaTypes), and with the representations at /api and the
+// group-version documents (testdata/oracle/notacceptable-*.http, aggdisc-*-only.http,
+// aggdisc-core-v2.http).
+func discoveryAccepted(w http.ResponseWriter, r *http.Request, byMediaTypes bool) bool {
+	ok, why := acceptsPlainJSON(r.Header.Get("Accept"))
+	if ok {
 		return true
 	}
-	if aggregated {
+	if byMediaTypes || why == noConversion {
 		writeStatus(w, onlyMediaTypes(objectRepresentations...))
 	} else {
 		writeStatus(w, notAcceptable(objectRepresentations...))
@@ -86,6 +89,15 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 
 // serveAPIVersions answers /api.
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	if mt, ok := wantsAggregated(r.Header.Get("Accept")); ok {
+		set, err := s.aggregated()
+		if err != nil {
+			writeStatus(w, apierrors.NewInternalError(err))
+			return
+		}
+		serveAggregated(w, r, set.api, mt)
+		return
+	}
 	if !discoveryAccepted(w, r, false) {
 		return
 	}
@@ -122,6 +134,15 @@ func (g *apiGroup) describe() metav1.APIGroup {
 
 // serveGroupList answers /apis.
 func (s *Server) serveGroupList(w http.ResponseWriter, r *http.Request) {
+	if mt, ok := wantsAggregated(r.Header.Get("Accept")); ok {
+		set, err := s.aggregated()
+		if err != nil {
+			writeStatus(w, apierrors.NewInternalError(err))
+			return
+		}
+		serveAggregated(w, r, set.apis, mt)
+		return
+	}
 	if !discoveryAccepted(w, r, true) {
 		return
 	}

@@ -31,14 +31,15 @@ func widgets(t testing.TB, s *Server) *watchcache.Cache {
 	return c
 }
 
-// TestDiscovery pins the legacy discovery documents client-go and kubectl read.
+// TestDiscovery pins the legacy discovery documents client-go and kubectl read when the
+// aggregated one is not asked for.
 func TestDiscovery(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	widgets(t, cl.server)
 	decode := func(path string, v any) {
 		t.Helper()
-		// kubectl's Accept for /api and /apis: the aggregated form first, plain JSON as fallback.
-		r := cl.get(t, path, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
+		// client-go's Accept with UseLegacyDiscovery (aggregated_test.go has the aggregated form).
+		r := cl.get(t, path, "Accept", "application/json")
 		if r.code != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
 			t.Fatalf("%s: %d %v %s", path, r.code, r.header, r.body)
 		}

@@ -20,6 +20,7 @@
 // answers (PartialObjectMetadata[List]) copy the stored metadata; /openapi/v2 and /openapi/v3
 // serve the apiserver's recorded documents for the registered resources (openapi.go).
 //
-// Only reads are served: other methods get 405, unknown paths 404. Discovery is the legacy
-// (unaggregated) form; kubectl and client-go fall back to it.
+// Only reads are served: other methods get 405, unknown paths 404. Discovery is served in both
+// forms: the legacy documents, and the aggregated one (apidiscovery.k8s.io/v2) at /api and /apis,
+// which kubectl and client-go read in two requests (aggregated.go).
 package kubeapi

@@ -139,18 +139,23 @@ func notAcceptableFor(why refusal, collection bool) *apierrors.StatusError {
 	return notAcceptable(objectRepresentations...)
 }
 
-// acceptsPlainJSON reports whether a discovery request admits a plain JSON document. kubectl and
-// client-go ask for the aggregated discovery document (`as=APIGroupDiscoveryList`) first and list
-// `application/json` as a fallback: answering the fallback makes them use the legacy discovery
-// endpoints, which is what this server serves.
-func acceptsPlainJSON(header string) bool {
+// acceptsPlainJSON reports whether a legacy discovery request admits a plain JSON document,
+// and if not why: a form of JSON (as=, g=, v=) is a noConversion, which the apiserver refuses
+// in the words of its media types at every discovery path (testdata/oracle/aggdisc-core-v2.http,
+// aggdisc-api-v2beta1-only.http); anything else is a noMediaType.
+func acceptsPlainJSON(header string) (bool, refusal) {
 	if strings.TrimSpace(header) == "" {
-		return true
+		return true, 0
 	}
+	why := noMediaType
 	for _, m := range parseAccept(header) {
-		if m.jsonType() && m.params["as"] == "" && m.params["g"] == "" && m.params["v"] == "" {
-			return true
+		if !m.jsonType() {
+			continue
 		}
+		if m.params["as"] == "" && m.params["g"] == "" && m.params["v"] == "" {
+			return true, 0
+		}
+		why = noConversion
 	}
-	return false
+	return false, why
 }

@@ -44,8 +44,14 @@ type ResourceInfo struct {
 	// StorageVersionHash is discovery's hash of the storage version ("" lists none).
 	StorageVersionHash string
 	// Subresources are listed in discovery after the resource, as the apiserver lists
-	// "pods/status" (Name is the full "resource/subresource").
+	// "pods/status" (Name is the full "resource/subresource"); the aggregated document nests
+	// them in the resource's entry, in this order.
 	Subresources []metav1.APIResource
+	// QualifiedKinds says the aggregated discovery document names the resource's group and
+	// version in its responseKind, and in that of each subresource whose entry names none, as
+	// the apiextensions apiserver does for a custom resource; false leaves them empty, as
+	// kube-apiserver does for a built-in one. The legacy documents name them in neither case.
+	QualifiedKinds bool
 	// Warning is the deprecation warning sent with every answer about the resource, as the
 	// apiserver's `Warning: 299 - "<text>"` header; "" means the built-in one of the group,
 	// version and resource (v1 endpoints and componentstatuses have one), if any.

@@ -65,12 +65,15 @@ type Server struct {
 	mu          sync.RWMutex
 	groups      []*apiGroup  // registration order; the core group, if any, is among them with name ""
 	readyChecks []readyCheck // AddReadyCheck's, in order
-	gen         uint64       // counts registrations: what openapi was made for
+	gen         uint64       // counts registrations: what openapi and discovery were made for
 	// openapi is the OpenAPI documents for the registrations of gen, nil until asked for.
 	openapi *openAPISet
+	// discovery is the aggregated discovery documents, made for the registrations of its gen.
+	discovery *aggregatedSet
 }
 
 // apiGroup is one API group and its versions, by version priority (the first is preferred).
+// Server.groups keeps them in the apiserver's order of groups (compareGroups).
 type apiGroup struct {
 	name     string
 	versions []*groupVersion
@@ -136,6 +139,7 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 	if g == nil {
 		g = &apiGroup{name: info.Group}
 		s.groups = append(s.groups, g)
+		slices.SortStableFunc(s.groups, func(a, b *apiGroup) int { return compareGroups(a.name, b.name) })
 	}
 	gv := g.version(info.Version)
 	if gv == nil {

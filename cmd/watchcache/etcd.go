@@ -208,6 +208,9 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 		out[i] = kubeapi.ResourceInfo{
 			Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames, Categories: r.Categories,
+			// A custom resource's kinds name its group and version in aggregated discovery, as
+			// the apiextensions apiserver names them.
+			QualifiedKinds: f.schemas[cacheKey(r.Resource, r.Group)] != nil,
 		}
 		out[i].Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
 	}

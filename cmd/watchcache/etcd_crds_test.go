@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -79,6 +80,9 @@ func TestServeEtcdCustomResources(t *testing.T) {
 	}
 	if w := disc.APIResources[i]; !w.Namespaced || w.Kind != "Widget" || !slices.Equal(w.ShortNames, []string{"wd"}) || !slices.Equal(w.Categories, []string{"all"}) {
 		t.Errorf("widgets in discovery: %+v, want the CRD's names as the oracle's discovery shows them", w)
+	}
+	if kinds := aggregatedKinds(t, base); kinds["example.com/v1/widgets"] != "example.com/v1/Widget" || kinds["v1/pods"] != "//Pod" {
+		t.Errorf("aggregated discovery kinds %v: want the custom resource's qualified, as the apiextensions apiserver names them, a built-in's not", kinds)
 	}
 	if !strings.Contains(logs.String(), "gizmos.example.com") || !strings.Contains(logs.String(), "not Established") {
 		t.Errorf("the log does not say why gizmos is not served:\n%s", logs.String())
@@ -167,6 +171,9 @@ func TestServeFollowsCRDs(t *testing.T) {
 		t.Fatalf("discovery of example.com/v1 after the CRD: %d %+v", code, disc.APIResources)
 	}
 
+	if kinds := aggregatedKinds(t, base); kinds["example.com/v1/widgets"] != "example.com/v1/Widget" {
+		t.Errorf("aggregated discovery after the CRD: %v", kinds)
+	}
 	if _, err := cli.Delete(t.Context(), crdKey+"widgets.example.com"); err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +181,42 @@ func TestServeFollowsCRDs(t *testing.T) {
 	if code := getJSON(t, base+"/apis/example.com/v1", nil); code != http.StatusNotFound {
 		t.Errorf("discovery of example.com/v1 after the CRD went: %d, want 404", code)
 	}
+	if kinds := aggregatedKinds(t, base); kinds["example.com/v1/widgets"] != "" {
+		t.Errorf("aggregated discovery after the CRD went: %v", kinds)
+	}
+}
+
+// aggregatedKinds returns the responseKind ("group/version/kind") of every resource of serve's
+// aggregated discovery (/api and /apis), by "group/version/resource" ("v1/pods" for the core group).
+func aggregatedKinds(t *testing.T, base string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range []string{"/api", "/apis"} {
+		req, err := http.NewRequest("GET", base+p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l apidiscoveryv2.APIGroupDiscoveryList
+		err = json.NewDecoder(resp.Body).Decode(&l)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("GET %s: %v", p, err)
+		}
+		for _, g := range l.Items {
+			for _, v := range g.Versions {
+				for _, r := range v.Resources {
+					k := strings.TrimPrefix(g.Name+"/"+v.Version+"/"+r.Resource, "/")
+					out[k] = r.ResponseKind.Group + "/" + r.ResponseKind.Version + "/" + r.ResponseKind.Kind
+				}
+			}
+		}
+	}
+	return out
 }
 
 // recordedCustomResources returns the etcd keys and values of the CRDs and custom resources

@@ -143,7 +143,7 @@ func (f *etcdFeed) followLocked(reg registrar, key string, cr customResource) {
 	c := watchcache.New(opts)
 	info := kubeapi.ResourceInfo{
 		Group: cr.Group, Version: cr.Version, Resource: cr.Resource.Resource, Kind: cr.Kind, Namespaced: cr.Namespaced,
-		ShortNames: cr.ShortNames, Categories: cr.Categories,
+		ShortNames: cr.ShortNames, Categories: cr.Categories, QualifiedKinds: true,
 	}
 	if err := reg.Register(info, c); err != nil {
 		c.Stop()

@@ -105,7 +105,7 @@ func newKubeFeed(kubeconfig, resources string, rediscover time.Duration, log *sl
 }
 
 // listable returns the resources of discovery lists that can be listed and watched (no
-// subresources), as kubeapi serves them.
+// subresources), as kubeapi serves them, in both discovery forms.
 func listable(lists []*metav1.APIResourceList) []kubeapi.ResourceInfo {
 	var out []kubeapi.ResourceInfo
 	for _, l := range lists {
@@ -120,6 +120,10 @@ func listable(lists []*metav1.APIResourceList) []kubeapi.ResourceInfo {
 			info := kubeapi.ResourceInfo{
 				Group: gv.Group, Version: gv.Version, Resource: r.Name, SingularName: r.SingularName, Kind: r.Kind,
 				Namespaced: r.Namespaced, ShortNames: r.ShortNames, Categories: r.Categories,
+				// client-go fills a resource's group and version from the aggregated document's
+				// responseKind, which names them for a custom resource only: serve names them
+				// where the cluster does.
+				QualifiedKinds: r.Group != "" || r.Version != "",
 			}
 			info.Printer, _ = kubeapi.PrinterFor(gv.Group, r.Name)
 			out = append(out, info)

@@ -12,7 +12,7 @@ import (
 
 // defaultRediscover is how often serve --kubeconfig reads the cluster's discovery again to follow
 // CRDs and aggregated APIs. The apiserver lists a new CRD's resource about a second after it is
-// Established; 5 s costs one discovery round trip per group every 5 s.
+// Established; 5 s costs two requests (/api and /apis, aggregated discovery) every 5 s.
 const defaultRediscover = 5 * time.Second
 
 // kubeFollowed is a resource served since it appeared in discovery: its cache and its source.

@@ -7,9 +7,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
@@ -47,6 +53,20 @@ func TestServeKubeconfig(t *testing.T) {
 	t.Cleanup(pods.Stop)
 	t.Cleanup(deploys.Stop)
 	kubeconfig := writeKubeconfig(t, hs.URL)
+	// Before serve runs: run sets klog's global logger, which a running serve's rediscovery
+	// reads.
+	for _, args := range [][]string{
+		{"--kubeconfig", kubeconfig, "--etcd-endpoints", "http://127.0.0.1:1"},
+		{"--kubeconfig", kubeconfig, "--resources", "gadgets"},
+		{"--kubeconfig", filepath.Join(t.TempDir(), "missing")},
+	} {
+		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
+		if err == nil {
+			t.Errorf("%q: no error", args)
+		} else if strings.Contains(strings.Join(args, " "), "gadgets") && !strings.Contains(err.Error(), `"gadgets"`) {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
 
 	base, _ := startServe(t, "--kubeconfig", kubeconfig)
 	var l podList
@@ -81,18 +101,6 @@ func TestServeKubeconfig(t *testing.T) {
 	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--resources", "deploy")
 	if code := getJSON(t, narrowed+"/api/v1/pods", nil); code != http.StatusNotFound {
 		t.Fatalf("pods with --resources deploy: %d", code)
-	}
-	for _, args := range [][]string{
-		{"--kubeconfig", kubeconfig, "--etcd-endpoints", "http://127.0.0.1:1"},
-		{"--kubeconfig", kubeconfig, "--resources", "gadgets"},
-		{"--kubeconfig", filepath.Join(t.TempDir(), "missing")},
-	} {
-		err := run(t.Context(), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
-		if err == nil {
-			t.Errorf("%q: no error", args)
-		} else if strings.Contains(strings.Join(args, " "), "gadgets") && !strings.Contains(err.Error(), `"gadgets"`) {
-			t.Errorf("%q: %v", args, err)
-		}
 	}
 }
 
@@ -130,6 +138,11 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	t.Cleanup(pods.Stop)
 	t.Cleanup(widgets.Stop)
 	kubeconfig := writeKubeconfig(t, hs.URL)
+	// Before serve runs: run sets klog's global logger, which a running serve's rediscovery
+	// reads.
+	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
+		t.Fatalf("--rediscover-interval 0s: %v", err)
+	}
 	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--rediscover-interval", "20ms")
 	path := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
 	if code := getJSON(t, path, nil); code != http.StatusNotFound {
@@ -157,9 +170,6 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	if code := getJSON(t, base+"/api/v1/pods", nil); code != http.StatusOK {
 		t.Fatalf("pods after widgets went: %d", code)
 	}
-	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
-		t.Fatalf("--rediscover-interval 0s: %v", err)
-	}
 }
 
 // writeKubeconfig writes a kubeconfig for the server at url, without credentials.
@@ -177,3 +187,106 @@ current-context: c
 	}
 	return kubeconfig
 }
+
+// aggregatedETag returns the ETag of the aggregated document at url, as client-go asks for it.
+func aggregatedETag(t *testing.T, url string) string {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), "as=APIGroupDiscoveryList") {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp.Header.Get("Etag")
+}
+
+// TestServeKubeconfigAggregatedDiscovery: serve --kubeconfig learns the cluster's resources from
+// its aggregated discovery and serves the same aggregated documents — the same ETag, so the same
+// bytes — for what it serves (here all of it: a kubeapi server whose resources list get, list and
+// watch), a custom resource's qualified kinds included; client-go discovers serve in two requests
+// with the result of the legacy documents; a resource that appears upstream appears in serve's
+// document at the next rediscovery.
+func TestServeKubeconfigAggregatedDiscovery(t *testing.T) {
+	upstream := kubeapi.NewServer(kubeapi.Options{})
+	pods := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "pods", Namespaced: true}})
+	widgets := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "widgets", Group: "example.com", Namespaced: true}})
+	gizmos := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: "gizmos", Group: "example.com"}})
+	podInfo, _ := kubeapi.CoreResource("pods")
+	for _, r := range []struct {
+		info kubeapi.ResourceInfo
+		c    *watchcache.Cache
+	}{
+		{podInfo, pods},
+		{kubeapi.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true,
+			ShortNames: []string{"wd"}, Categories: []string{"all"}, QualifiedKinds: true}, widgets},
+	} {
+		if err := upstream.Register(r.info, r.c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []*watchcache.Cache{pods, widgets, gizmos} {
+		if err := c.Replace(nil, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := httptest.NewServer(upstream)
+	t.Cleanup(hs.Close)
+	t.Cleanup(pods.Stop)
+	t.Cleanup(widgets.Stop)
+	t.Cleanup(gizmos.Stop)
+	base, _ := startServe(t, "--kubeconfig", writeKubeconfig(t, hs.URL), "--rediscover-interval", "20ms")
+	for _, p := range []string{"/api", "/apis"} {
+		if got, want := aggregatedETag(t, base+p), aggregatedETag(t, hs.URL+p); got != want {
+			t.Errorf("%s: serve's ETag %s, upstream's %s", p, got, want)
+		}
+	}
+
+	var n atomic.Int64
+	cfg := &rest.Config{Host: base, QPS: -1, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) { n.Add(1); return rt.RoundTrip(r) })
+	}}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, agg, err := dc.ServerGroupsAndResources()
+	if err != nil || n.Load() != 2 {
+		t.Fatalf("aggregated discovery of serve: %d requests, %v", n.Load(), err)
+	}
+	dc.UseLegacyDiscovery = true
+	_, legacy, err := dc.ServerGroupsAndResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := func(lists []*metav1.APIResourceList) []string {
+		var out []string
+		for _, l := range lists {
+			for _, r := range l.APIResources {
+				out = append(out, fmt.Sprintf("%s %s %s %t %v %v %v", l.GroupVersion, r.Name, r.Kind, r.Namespaced, r.Verbs, r.ShortNames, r.Categories))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if a, l := flat(agg), flat(legacy); !slices.Equal(a, l) || len(a) != 2 {
+		t.Errorf("aggregated %v\nlegacy %v", a, l)
+	}
+
+	if err := upstream.Register(kubeapi.ResourceInfo{Group: "example.com", Version: "v1", Resource: "gizmos", Kind: "Gizmo", QualifiedKinds: true}, gizmos); err != nil {
+		t.Fatal(err)
+	}
+	want := aggregatedETag(t, hs.URL+"/apis")
+	waitUntil(t, "gizmos in serve's aggregated discovery", func() bool { return aggregatedETag(t, base+"/apis") == want })
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
