@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/klog/v2"
-
 	"github.com/watchcache/watchcache/cmd/watchcache/internal/gate"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/promcollector"
@@ -96,7 +94,7 @@ func newFront(listen string, f safetyFlags, log *slog.Logger) (*front, error) {
 		}
 	}
 	// k8s.io/apiserver's authenticators and client-go log through klog: into serve's log.
-	klog.SetSlogLogger(log)
+	logKlogTo(log)
 	g, err := gate.New(f.gate)
 	if err != nil {
 		return nil, err
