@@ -36,10 +36,12 @@ func newPredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSe
 
 // makePredicate is newPredicate as a value, for a caller that keeps it on its stack (List).
 func makePredicate(schema *selection.Schema, sets *labelSets, l selection.LabelSelector, f selection.FieldSelector) predicate {
-	return predicate{schema: schema, labels: l, fields: f, hasLabels: !l.Empty(), hasFields: !f.Empty(), sets: sets, skipTerm: -1}
+	var p predicate
+	p.init(schema, sets, &l, &f)
+	return p
 }
 
-// init sets p as makePredicate's result, in place: a List builds its predicate inside its
+// init sets p for the selectors, in place: a List builds its predicate inside its
 // collector, on its stack, without a temporary copy of the selectors.
 func (p *predicate) init(schema *selection.Schema, sets *labelSets, l *selection.LabelSelector, f *selection.FieldSelector) {
 	p.schema, p.labels, p.fields, p.sets, p.skipTerm = schema, *l, *f, sets, -1

@@ -192,17 +192,9 @@ func aggregatedKinds(t *testing.T, base string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, p := range []string{"/api", "/apis"} {
-		req, err := http.NewRequest("GET", base+p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := getAggregated(t, base+p)
 		var l apidiscoveryv2.APIGroupDiscoveryList
-		err = json.NewDecoder(resp.Body).Decode(&l)
+		err := json.NewDecoder(resp.Body).Decode(&l)
 		resp.Body.Close()
 		if err != nil {
 			t.Fatalf("GET %s: %v", p, err)

@@ -188,8 +188,9 @@ current-context: c
 	return kubeconfig
 }
 
-// aggregatedETag returns the ETag of the aggregated document at url, as client-go asks for it.
-func aggregatedETag(t *testing.T, url string) string {
+// getAggregated sends GET url asking for the aggregated discovery document as client-go does,
+// and fails the test unless it is answered with one; the caller closes the body.
+func getAggregated(t *testing.T, url string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
@@ -200,11 +201,19 @@ func aggregatedETag(t *testing.T, url string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), "as=APIGroupDiscoveryList") {
+		resp.Body.Close()
 		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
+	return resp
+}
+
+// aggregatedETag returns the ETag of the aggregated document at url.
+func aggregatedETag(t *testing.T, url string) string {
+	t.Helper()
+	resp := getAggregated(t, url)
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.Header.Get("Etag")
 }
 
