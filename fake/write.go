@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -132,11 +133,9 @@ func (s *Server) admitNamespace(ctx context.Context, r *served, ns, name string)
 	if b == nil {
 		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, ns)
 	}
-	var n corev1.Namespace
-	if err := jsonUnmarshal(b, &n); err != nil {
-		return internalError("namespace %s: %v", ns, err)
-	}
-	if n.DeletionTimestamp != nil || n.Status.Phase == corev1.NamespaceTerminating {
+	// Two fields decide, so they are looked up in the stored JSON: decoding the whole namespace
+	// (its managedFields too) was a tenth of a create's CPU.
+	if namespaceTerminating(b) {
 		err := apierrors.NewForbidden(r.gvr.GroupResource(), name,
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
 		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
@@ -147,6 +146,15 @@ func (s *Server) admitNamespace(ctx context.Context, r *served, ns, name string)
 		return err
 	}
 	return nil
+}
+
+// namespaceTerminating reports whether a stored namespace is being deleted (a deletionTimestamp
+// that is not null) or is in the Terminating phase.
+func namespaceTerminating(b []byte) bool {
+	if dt := gjson.GetBytes(b, "metadata.deletionTimestamp"); dt.Exists() && dt.Type != gjson.Null {
+		return true
+	}
+	return gjson.GetBytes(b, "status.phase").String() == string(corev1.NamespaceTerminating)
 }
 
 // validate runs the user's validation hook.
