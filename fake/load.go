@@ -3,6 +3,7 @@ package fake
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	goruntime "runtime"
 	"sync"
 	"time"
@@ -34,11 +35,25 @@ func (s *Server) load() error {
 		uid types.UID // drawn here, in order, so that a seed gives the same uids
 	}
 	items := make([]item, 0, len(objs))
-	seen := make(map[string]bool, len(objs))
+	seen := make(map[lockKey]bool, len(objs))
+	// Objects without a kind are resolved by their Go type, once per type: the scheme's lookup
+	// is a reflection and two map reads per object otherwise.
+	byType := make(map[reflect.Type]*served)
 	var rv uint64
 	first := len(objs) - len(s.opts.Objects) // index of Options.Objects[0]
 	for i, obj := range objs {
-		r, err := s.servedFor(obj)
+		var r *served
+		var err error
+		if obj.GetObjectKind().GroupVersionKind().Empty() {
+			t := reflect.TypeOf(obj)
+			if r = byType[t]; r == nil {
+				if r, err = s.servedFor(obj); err == nil {
+					byType[t] = r
+				}
+			}
+		} else {
+			r, err = s.servedFor(obj)
+		}
 		if err != nil {
 			return fmt.Errorf("fake: Objects[%d]: %w", i-first, err)
 		}
@@ -52,7 +67,7 @@ func (s *Server) load() error {
 		} else if ns == "" {
 			ns = metav1.NamespaceDefault
 		}
-		key := r.gvr.String() + "/" + ns + "/" + m.GetName()
+		key := lockKey{r: r, namespace: ns, name: m.GetName()}
 		if seen[key] {
 			if _, isNS := obj.(*corev1.Namespace); isNS && i >= first {
 				// An Objects namespace replaces a default one of the same name.
