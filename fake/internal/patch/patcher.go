@@ -75,6 +75,7 @@ type Patcher struct {
 	strict     *kjson.Serializer
 
 	managers sync.Map // managerKey -> *managedfields.FieldManager
+	kinds    sync.Map // schema.GroupVersionKind -> kind, for the scheme's kinds
 	customs  sync.Map // schema.GroupVersionKind -> *CustomType
 
 	// apiextensions types the kinds of apiextensions.k8s.io (CustomResourceDefinitions), which
@@ -298,12 +299,18 @@ func (p *Patcher) kindOf(gvk schema.GroupVersionKind) (kind, error) {
 	if gvk.Kind == "" || gvk.Version == "" {
 		return kind{}, apierrors.NewBadRequest(fmt.Sprintf("patch: incomplete kind %q", gvk.String()))
 	}
+	if k, ok := p.kinds.Load(gvk); ok {
+		return k.(kind), nil
+	}
 	if p.scheme.Recognizes(gvk) {
 		proto, err := p.scheme.New(gvk)
 		if err != nil {
 			return kind{}, internalError(fmt.Errorf("patch: creating a %v: %w", gvk, err))
 		}
-		return kind{gvk: gvk, typed: true, new: proto.DeepCopyObject}, nil
+		// Only a scheme's kinds are kept: a kind it does not know yet may be registered later.
+		k := kind{gvk: gvk, typed: true, new: proto.DeepCopyObject}
+		p.kinds.Store(gvk, k)
+		return k, nil
 	}
 	return kind{gvk: gvk, new: func() runtime.Object { return &unstructured.Unstructured{Object: map[string]any{}} }}, nil
 }
