@@ -184,16 +184,9 @@ func gcMetaOf(b []byte) gcMeta {
 	return gm
 }
 
-// observeLocked updates the graph with one committed event of r (the object's JSON as stored)
-// and queues what kcm's graph builder queues for it. The caller holds s.mu.
-func (s *Server) observeLocked(r *served, typ watchcache.EventType, b []byte) {
-	if s.gc == nil {
-		return
-	}
-	s.observeMetaLocked(r, typ, gcMetaOf(b))
-}
-
-// observeMetaLocked is observeLocked with the object's metadata already read.
+// observeMetaLocked updates the graph with one committed event of r, whose stored metadata gm
+// describes (gcMetaOf of its JSON), and queues what kcm's graph builder queues for it. The
+// caller holds s.mu.
 func (s *Server) observeMetaLocked(r *served, typ watchcache.EventType, gm gcMeta) {
 	g := s.gc
 	if g == nil {

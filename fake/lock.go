@@ -98,6 +98,10 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		}
 	}
 	at, end, ok := resourceVersionValue(b)
+	var gm gcMeta
+	if s.gc != nil {
+		gm = gcMetaOf(b) // the resourceVersion it does not read is the only byte that changes
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, err := current(contextBackground(), r, m.GetNamespace(), m.GetName())
@@ -127,7 +131,7 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
 	s.rv.Store(rv)
-	s.committedLocked(r, typ, b, rv)
+	s.committedMetaLocked(r, typ, b, rv, gm)
 	m.SetResourceVersion(rvString(rv))
 	return b, nil
 }

@@ -108,13 +108,24 @@ func (s *Server) commitLocked(r *served, typ watchcache.EventType, obj runtime.O
 // resource's other versions and its CRD's bookkeeping, a CRD's serving, and the garbage
 // collector's graph. The caller holds s.mu.
 func (s *Server) committedLocked(r *served, typ watchcache.EventType, b []byte, rv uint64) {
+	var gm gcMeta
+	if s.gc != nil {
+		gm = gcMetaOf(b)
+	}
+	s.committedMetaLocked(r, typ, b, rv, gm)
+}
+
+// committedMetaLocked is committedLocked with the collector's view of the object's metadata read
+// before the lock was taken (gcMetaOf; anything when the collector is off), so that the parse
+// does not lengthen the server-wide lock's hold.
+func (s *Server) committedMetaLocked(r *served, typ watchcache.EventType, b []byte, rv uint64, gm gcMeta) {
 	switch {
 	case r.custom != nil:
 		s.customCommittedLocked(r, typ, b, rv)
 	case r.gvr.GroupResource() == crdGR:
 		s.crdCommittedLocked(r, typ, b)
 	}
-	s.observeLocked(r, typ, b)
+	s.observeMetaLocked(r, typ, gm)
 }
 
 // admitNamespace is the apiserver's NamespaceLifecycle admission for a create in namespace ns: the
