@@ -163,10 +163,7 @@ func (p *Patcher) PatchObject(live runtime.Object, req Request) (runtime.Object,
 	if err != nil {
 		return nil, nil, err
 	}
-	if live != nil {
-		live = live.DeepCopyObject()
-		live.GetObjectKind().SetGroupVersionKind(k.gvk)
-	}
+	live = ofKind(live, k.gvk)
 	fc := newFieldCheck(req.FieldValidation)
 	out, err := p.patchLive(k, live, req, fc)
 	if err != nil {
@@ -274,11 +271,23 @@ func (p *Patcher) UpdateObject(old, new runtime.Object, gvk schema.GroupVersionK
 	if old == nil {
 		old = k.empty()
 	} else {
-		old = old.DeepCopyObject()
-		old.GetObjectKind().SetGroupVersionKind(k.gvk)
+		old = ofKind(old, k.gvk)
 	}
 	new.GetObjectKind().SetGroupVersionKind(k.gvk)
 	return fm.UpdateNoErrors(old, new, manager), nil
+}
+
+// ofKind returns obj with its kind set to gvk without changing obj: obj itself when it already
+// says gvk, else a copy. The patches and the field manager only read the live object (the
+// field manager's contract: "liveObj is not mutated"), so a stored object decoded for the write
+// is not copied again.
+func ofKind(obj runtime.Object, gvk schema.GroupVersionKind) runtime.Object {
+	if obj == nil || obj.GetObjectKind().GroupVersionKind() == gvk {
+		return obj
+	}
+	obj = obj.DeepCopyObject()
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj
 }
 
 // kind is what the Patcher knows of one GVK.
