@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -187,12 +188,20 @@ func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
 	ps, sok := stored.(protoMessage)
 	if ok && sok {
 		// The generated marshalling the codec calls, without its envelope (the kind, which the
-		// JSON encoding sets anyway) and the copies into and out of it.
-		b, err := pm.Marshal()
+		// JSON encoding sets anyway) and the copies into and out of it, into a pooled buffer:
+		// the generated Unmarshal copies every string and byte slice out of its input.
+		bp := protoBuffers.Get().(*[]byte)
+		defer putProtoBuffer(bp)
+		size := pm.Size()
+		if cap(*bp) < size {
+			*bp = make([]byte, size)
+		}
+		b := (*bp)[:size]
+		n, err := pm.MarshalToSizedBuffer(b)
 		if err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("encode %s: %w", t.gvk.Kind, err))
 		}
-		if err := ps.Unmarshal(b); err != nil {
+		if err := ps.Unmarshal(b[size-n:]); err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", t.gvk.Kind, err))
 		}
 	} else {
@@ -213,8 +222,22 @@ func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
 
 // protoMessage is the generated protobuf marshalling of a built-in kind's Go type.
 type protoMessage interface {
-	Marshal() ([]byte, error)
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
 	Unmarshal([]byte) error
+}
+
+// protoBuffers are the buffers of encodeStored's round trip.
+var protoBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledProto is the largest buffer kept for reuse: most objects are a few KiB, and a rare
+// large one (up to the 3 MiB body limit) should not stay allocated.
+const maxPooledProto = 64 << 10
+
+func putProtoBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledProto {
+		protoBuffers.Put(bp)
+	}
 }
 
 // decodeStored decodes an object the fake stored (no strictness needed: it encoded it), with the
