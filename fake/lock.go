@@ -100,7 +100,7 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 	at, end, ok := resourceVersionValue(b)
 	var gm gcMeta
 	if s.gc != nil {
-		gm = gcMetaOf(b) // the resourceVersion it does not read is the only byte that changes
+		gm = gcMetaOf(b) // it does not read the resourceVersion, the one field written under the lock
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
