@@ -234,6 +234,7 @@ var protoBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // large one (up to the 3 MiB body limit) should not stay allocated.
 const maxPooledProto = 64 << 10
 
+// putProtoBuffer returns a buffer to protoBuffers unless it is larger than maxPooledProto.
 func putProtoBuffer(bp *[]byte) {
 	if cap(*bp) <= maxPooledProto {
 		protoBuffers.Put(bp)

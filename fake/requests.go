@@ -46,8 +46,8 @@ type requestLog struct {
 	mu  sync.Mutex
 	max int
 	// ring is the log: it grows to max entries, then each entry replaces the oldest, at next.
-	// A ring holds no more than the log (a slice trimmed at twice the log held up to twice as
-	// many entries, which every garbage collection scans) and never copies it on a write.
+	// Its capacity never exceeds max, since every garbage collection scans the whole array, and
+	// a write once it is full copies nothing.
 	ring []Request
 	next int
 	// changed is closed at the next change when a WaitFor took it (watched), and then replaced:
@@ -74,6 +74,11 @@ func (l *requestLog) add(r Request) {
 		return
 	}
 	if len(l.ring) < l.max {
+		if len(l.ring) == cap(l.ring) {
+			grown := make([]Request, len(l.ring), min(max(2*cap(l.ring), 64), l.max))
+			copy(grown, l.ring)
+			l.ring = grown
+		}
 		l.ring = append(l.ring, r)
 		return
 	}
