@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"encoding/json"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -9,27 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// stampManagedFields puts the server's clock (Options.Now) on the managedFields entries a write
+// stampManagedFieldsOf puts the server's clock (Options.Now) on the managedFields entries a write
 // changed: apimachinery's field manager stamps them with time.Now, which a test cannot fix. An
-// entry is changed when oldJSON (the stored object; nil for a create) has no entry of its manager,
-// operation, subresource and apiVersion, or one with another time. With the default clock it does
-// nothing, since the field manager's time is then the server's.
-func (s *Server) stampManagedFields(oldJSON []byte, obj runtime.Object) {
-	if !s.fixedClock {
-		return
-	}
-	var old struct {
-		Metadata struct {
-			ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields"`
-		} `json:"metadata"`
-	}
-	if oldJSON != nil {
-		_ = json.Unmarshal(oldJSON, &old) // an unreadable old object: every entry is new
-	}
-	s.stampEntries(old.Metadata.ManagedFields, obj)
-}
-
-// stampManagedFieldsOf is stampManagedFields with the stored object decoded (nil for a create).
+// entry is changed when old (the stored object, decoded; nil for a create) has no entry of its
+// manager, operation, subresource and apiVersion, or one with another time. With the default
+// clock it does nothing, since the field manager's time is then the server's.
 func (s *Server) stampManagedFieldsOf(old, obj runtime.Object) {
 	if !s.fixedClock {
 		return

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -182,19 +183,62 @@ func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
 		return encode(t, obj) // stored as JSON, as the apiserver stores custom resources
 	}
 	obj.GetObjectKind().SetGroupVersionKind(t.gvk)
-	var buf bytes.Buffer
-	if err := protobufCodec.Encode(obj, &buf); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("encode %s: %w", t.gvk.Kind, err))
-	}
 	stored := t.newObject()
-	gvk := t.gvk
-	if _, _, err := protobufCodec.Decode(buf.Bytes(), &gvk, stored); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", t.gvk.Kind, err))
+	pm, ok := obj.(protoMessage)
+	ps, sok := stored.(protoMessage)
+	if ok && sok {
+		// The generated marshalling the codec calls, without its envelope (the kind, which the
+		// JSON encoding sets anyway) and the copies into and out of it, into a pooled buffer:
+		// the generated Unmarshal copies every string and byte slice out of its input.
+		bp := protoBuffers.Get().(*[]byte)
+		defer putProtoBuffer(bp)
+		size := pm.Size()
+		if cap(*bp) < size {
+			*bp = make([]byte, size)
+		}
+		b := (*bp)[:size]
+		n, err := pm.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("encode %s: %w", t.gvk.Kind, err))
+		}
+		if err := ps.Unmarshal(b[size-n:]); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", t.gvk.Kind, err))
+		}
+	} else {
+		var buf bytes.Buffer
+		if err := protobufCodec.Encode(obj, &buf); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("encode %s: %w", t.gvk.Kind, err))
+		}
+		gvk := t.gvk
+		if _, _, err := protobufCodec.Decode(buf.Bytes(), &gvk, stored); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", t.gvk.Kind, err))
+		}
 	}
 	// The apiserver's storage codec defaults what it reads, which restores what protobuf does not
 	// keep (the kind and apiVersion of a stateful set's claim templates).
 	applyDefaults(stored)
 	return encode(t, stored)
+}
+
+// protoMessage is the generated protobuf marshalling of a built-in kind's Go type.
+type protoMessage interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+	Unmarshal([]byte) error
+}
+
+// protoBuffers are the buffers of encodeStored's round trip.
+var protoBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledProto is the largest buffer kept for reuse: most objects are a few KiB, and a rare
+// large one (up to the 3 MiB body limit) should not stay allocated.
+const maxPooledProto = 64 << 10
+
+// putProtoBuffer returns a buffer to protoBuffers unless it is larger than maxPooledProto.
+func putProtoBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledProto {
+		protoBuffers.Put(bp)
+	}
 }
 
 // decodeStored decodes an object the fake stored (no strictness needed: it encoded it), with the

@@ -111,22 +111,92 @@ func (g *collector) pop() (gcItem, bool) {
 	return it, true
 }
 
-// observeLocked updates the graph with one committed event of r (the object's JSON as stored)
-// and queues what kcm's graph builder queues for it. The caller holds s.mu.
-func (s *Server) observeLocked(r *served, typ watchcache.EventType, b []byte) {
+// gcMeta is what the collector's graph needs of an object's metadata.
+type gcMeta struct {
+	namespace, name string
+	uid             types.UID
+	owners          []types.UID // the uids of its ownerReferences
+	deleting        bool        // it has a deletionTimestamp
+	foreground      bool        // it has the foregroundDeletion finalizer
+	orphan          bool        // it has the orphan finalizer
+}
+
+// gcMetaOf reads gcMeta from an object's JSON as stored, in one pass over its metadata: the first
+// occurrence of each field counts, as a gjson lookup of it finds.
+func gcMetaOf(b []byte) gcMeta {
+	var gm gcMeta
+	var seen uint8
+	const (
+		sawNamespace = 1 << iota
+		sawName
+		sawUID
+		sawOwners
+		sawDeletion
+		sawFinalizers
+	)
+	first := func(bit uint8) bool {
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	}
+	gjson.GetBytes(b, "metadata").ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "namespace":
+			if first(sawNamespace) {
+				gm.namespace = v.String()
+			}
+		case "name":
+			if first(sawName) {
+				gm.name = v.String()
+			}
+		case "uid":
+			if first(sawUID) {
+				gm.uid = types.UID(v.String())
+			}
+		case "ownerReferences":
+			if first(sawOwners) {
+				v.ForEach(func(_, ref gjson.Result) bool {
+					gm.owners = append(gm.owners, types.UID(ref.Get("uid").String()))
+					return true
+				})
+			}
+		case "deletionTimestamp":
+			if first(sawDeletion) {
+				gm.deleting = true
+			}
+		case "finalizers":
+			if first(sawFinalizers) {
+				v.ForEach(func(_, f gjson.Result) bool {
+					switch f.String() {
+					case metav1.FinalizerDeleteDependents:
+						gm.foreground = true
+					case metav1.FinalizerOrphanDependents:
+						gm.orphan = true
+					}
+					return true
+				})
+			}
+		}
+		return true
+	})
+	return gm
+}
+
+// observeMetaLocked updates the graph with one committed event of r, whose stored metadata gm
+// describes (gcMetaOf of its JSON), and queues what kcm's graph builder queues for it. The
+// caller holds s.mu.
+func (s *Server) observeMetaLocked(r *served, typ watchcache.EventType, gm gcMeta) {
 	g := s.gc
 	if g == nil {
 		return
 	}
-	md := gjson.GetBytes(b, "metadata")
-	key := objectKey{gr: r.gvr.GroupResource(), namespace: md.Get("namespace").String(), name: md.Get("name").String()}
-	uid := types.UID(md.Get("uid").String())
+	key := objectKey{gr: r.gvr.GroupResource(), namespace: gm.namespace, name: gm.name}
+	uid := gm.uid
 	var owners []types.UID
 	if typ != watchcache.Deleted {
-		md.Get("ownerReferences").ForEach(func(_, ref gjson.Result) bool {
-			owners = append(owners, types.UID(ref.Get("uid").String()))
-			return true
-		})
+		owners = gm.owners
 	}
 	old := g.owners[key]
 	added := false
@@ -171,18 +241,7 @@ func (s *Server) observeLocked(r *served, typ watchcache.EventType, b []byte) {
 	if added {
 		g.add(gcDelete, key) // its new owners may be absent
 	}
-	deleting := md.Get("deletionTimestamp").Exists()
-	var foreground, orphan bool
-	md.Get("finalizers").ForEach(func(_, f gjson.Result) bool {
-		switch f.String() {
-		case metav1.FinalizerDeleteDependents:
-			foreground = true
-		case metav1.FinalizerOrphanDependents:
-			orphan = true
-		}
-		return true
-	})
-	if deleting && foreground {
+	if gm.deleting && gm.foreground {
 		if _, ok := g.foreground[uid]; !ok {
 			g.foreground[uid] = key
 			for dep := range g.dependents[uid] {
@@ -193,7 +252,7 @@ func (s *Server) observeLocked(r *served, typ watchcache.EventType, b []byte) {
 	} else {
 		delete(g.foreground, uid)
 	}
-	if deleting && orphan {
+	if gm.deleting && gm.orphan {
 		g.add(gcOrphan, key)
 	}
 }

@@ -3,6 +3,7 @@ package fake
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	goruntime "runtime"
 	"sync"
 	"time"
@@ -34,11 +35,25 @@ func (s *Server) load() error {
 		uid types.UID // drawn here, in order, so that a seed gives the same uids
 	}
 	items := make([]item, 0, len(objs))
-	seen := make(map[string]bool, len(objs))
+	seen := make(map[lockKey]bool, len(objs))
+	// Objects without a kind are resolved by their Go type, once per type: the scheme's lookup
+	// is a reflection and two map reads per object otherwise.
+	byType := make(map[reflect.Type]*served)
 	var rv uint64
 	first := len(objs) - len(s.opts.Objects) // index of Options.Objects[0]
 	for i, obj := range objs {
-		r, err := s.servedFor(obj)
+		var r *served
+		var err error
+		if obj.GetObjectKind().GroupVersionKind().Empty() {
+			t := reflect.TypeOf(obj)
+			if r = byType[t]; r == nil {
+				if r, err = s.servedFor(obj); err == nil {
+					byType[t] = r
+				}
+			}
+		} else {
+			r, err = s.servedFor(obj)
+		}
 		if err != nil {
 			return fmt.Errorf("fake: Objects[%d]: %w", i-first, err)
 		}
@@ -52,7 +67,7 @@ func (s *Server) load() error {
 		} else if ns == "" {
 			ns = metav1.NamespaceDefault
 		}
-		key := r.gvr.String() + "/" + ns + "/" + m.GetName()
+		key := lockKey{r: r, namespace: ns, name: m.GetName()}
 		if seen[key] {
 			if _, isNS := obj.(*corev1.Namespace); isNS && i >= first {
 				// An Objects namespace replaces a default one of the same name.
@@ -72,6 +87,7 @@ func (s *Server) load() error {
 	// Encoding is most of the cost: it runs on every core, each object encoded from a shallow
 	// copy of its metadata, so that the caller's objects are not changed.
 	encoded := make([][]byte, len(items))
+	metas := make([]gcMeta, len(items))
 	errs := make([]error, len(items))
 	workers := goruntime.GOMAXPROCS(0)
 	now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
@@ -79,7 +95,7 @@ func (s *Server) load() error {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(items); i += workers {
-				encoded[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv, items[i].uid, now)
+				encoded[i], metas[i], errs[i] = s.encodeSeed(items[i].r, items[i].obj, items[i].rv, items[i].uid, now)
 			}
 		})
 	}
@@ -104,7 +120,7 @@ func (s *Server) load() error {
 	// No other goroutine runs yet, so the graph is written without the lock.
 	var terminating []string
 	for i, it := range items {
-		s.observeLocked(it.r, watchcache.Added, encoded[i])
+		s.observeMetaLocked(it.r, watchcache.Added, metas[i])
 		if ns, ok := it.obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil && !s.opts.NoNamespaceController {
 			terminating = append(terminating, ns.Name)
 		}
@@ -118,15 +134,17 @@ func (s *Server) load() error {
 // encodeSeed encodes a seed object as stored at rv: with its namespace defaulted, uid as its uid
 // and a creationTimestamp when it has none, generation 1 where the resource has one, and a namespace's
 // phase, finalizer and name label. Only the metadata (and a namespace's spec and status) is
-// copied; the caller's object is left as it was. now is the load's creationTimestamp.
-func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.UID, now metav1.Time) ([]byte, error) {
+// copied; the caller's object is left as it was. now is the load's creationTimestamp. It also
+// returns what the garbage collector's graph needs of the stored metadata, read from the typed
+// object rather than parsed back from the encoding.
+func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.UID, now metav1.Time) ([]byte, gcMeta, error) {
 	acc, ok := obj.(metav1.ObjectMetaAccessor)
 	var om *metav1.ObjectMeta
 	if ok {
 		om, ok = acc.GetObjectMeta().(*metav1.ObjectMeta)
 	}
 	if !ok {
-		return nil, fmt.Errorf("%T has no ObjectMeta", obj)
+		return nil, gcMeta{}, fmt.Errorf("%T has no ObjectMeta", obj)
 	}
 	saved := *om
 	defer func() { *om = saved }()
@@ -159,7 +177,31 @@ func (s *Server) encodeSeed(r *served, obj runtime.Object, rv uint64, uid types.
 	om.ResourceVersion = rvString(rv)
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	defer obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return encode(r.resourceType, obj)
+	b, err := encode(r.resourceType, obj)
+	if err != nil {
+		return nil, gcMeta{}, err
+	}
+	return b, gcMetaOfObject(om), nil
+}
+
+// gcMetaOfObject is gcMetaOf of a typed object's metadata, as its encoding would read.
+func gcMetaOfObject(om *metav1.ObjectMeta) gcMeta {
+	gm := gcMeta{namespace: om.Namespace, name: om.Name, uid: om.UID, deleting: om.DeletionTimestamp != nil}
+	if len(om.OwnerReferences) > 0 {
+		gm.owners = make([]types.UID, len(om.OwnerReferences))
+		for i, ref := range om.OwnerReferences {
+			gm.owners[i] = ref.UID
+		}
+	}
+	for _, f := range om.Finalizers {
+		switch f {
+		case metav1.FinalizerDeleteDependents:
+			gm.foreground = true
+		case metav1.FinalizerOrphanDependents:
+			gm.orphan = true
+		}
+	}
+	return gm
 }
 
 // servedFor returns the resource of a typed object, from its kind or its Go type.

@@ -78,18 +78,30 @@ func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 // object is no longer it, nothing is written and commit answers the apiserver's conflict. The
 // caller holds the object's lock, not s.mu.
 func (s *Server) commit(r *served, typ watchcache.EventType, obj runtime.Object, stored []byte) ([]byte, error) {
+	return s.commitEncoded(r, typ, obj, nil, stored)
+}
+
+// commitEncoded is commit of an object the caller has already encoded (encodeStored) with its
+// current metadata, as an update does to tell a no-op: b is stored with the new resourceVersion
+// written into it, so the object is not encoded twice. A nil b is encoded here.
+func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, internalError("%s: %v", r.gvk.Kind, err)
 	}
-	if m.GetResourceVersion() == "" {
-		m.SetResourceVersion("0") // a placeholder the encoding keeps, replaced under the lock
-	}
-	b, err := encodeStored(r.resourceType, obj)
-	if err != nil {
-		return nil, err
+	if b == nil {
+		if m.GetResourceVersion() == "" {
+			m.SetResourceVersion("0") // a placeholder the encoding keeps, replaced under the lock
+		}
+		if b, err = encodeStored(r.resourceType, obj); err != nil {
+			return nil, err
+		}
 	}
 	at, end, ok := resourceVersionValue(b)
+	var gm gcMeta
+	if s.gc != nil {
+		gm = gcMetaOf(b) // it does not read the resourceVersion, the one field written under the lock
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, err := current(contextBackground(), r, m.GetNamespace(), m.GetName())
@@ -119,7 +131,7 @@ func (s *Server) commit(r *served, typ watchcache.EventType, obj runtime.Object,
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
 	s.rv.Store(rv)
-	s.committedLocked(r, typ, b, rv)
+	s.committedMetaLocked(r, typ, b, rv, gm)
 	m.SetResourceVersion(rvString(rv))
 	return b, nil
 }

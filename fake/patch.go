@@ -128,7 +128,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	} else {
 		applyDefaults(obj) // as the apiserver defaults the patched object it decodes
 	}
-	s.stampManagedFields(cur, obj)
+	s.stampManagedFieldsOf(old, obj) // old is cur decoded (nil when cur is)
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
 		b, err := s.createPatched(ctx, t, obj, dry)

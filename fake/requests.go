@@ -43,9 +43,13 @@ const defaultRequestLog = 10000
 
 // requestLog is the bounded log of requests. Entries are appended when their code is known.
 type requestLog struct {
-	mu      sync.Mutex
-	max     int
-	entries []Request // the last max are the log; trimmed when twice that
+	mu  sync.Mutex
+	max int
+	// ring is the log: it grows to max entries, then each entry replaces the oldest, at next.
+	// Its capacity never exceeds max, since every garbage collection scans the whole array, and
+	// a write once it is full copies nothing.
+	ring []Request
+	next int
 	// changed is closed at the next change when a WaitFor took it (watched), and then replaced:
 	// requests nobody waits for cost no channel.
 	changed chan struct{}
@@ -69,10 +73,17 @@ func (l *requestLog) add(r Request) {
 	if l.max < 0 {
 		return
 	}
-	if len(l.entries) >= 2*l.max {
-		l.entries = append(l.entries[:0], l.entries[len(l.entries)-l.max+1:]...)
+	if len(l.ring) < l.max {
+		if len(l.ring) == cap(l.ring) {
+			grown := make([]Request, len(l.ring), min(max(2*cap(l.ring), 64), l.max))
+			copy(grown, l.ring)
+			l.ring = grown
+		}
+		l.ring = append(l.ring, r)
+		return
 	}
-	l.entries = append(l.entries, r)
+	l.ring[l.next] = r
+	l.next = (l.next + 1) % l.max
 }
 
 // snapshot returns a copy of the log and a channel closed at its next change.
@@ -80,11 +91,12 @@ func (l *requestLog) snapshot() ([]Request, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.watched = true
-	e := l.entries
-	if l.max >= 0 && len(e) > l.max {
-		e = e[len(e)-l.max:]
+	var out []Request
+	if len(l.ring) > 0 {
+		out = make([]Request, 0, len(l.ring))
+		out = append(append(out, l.ring[l.next:]...), l.ring[:l.next]...)
 	}
-	return append([]Request(nil), e...), l.changed
+	return out, l.changed
 }
 
 // Requests returns the request log, oldest first: every request to a resource (not discovery or
@@ -99,7 +111,7 @@ func (s *Server) Requests() []Request {
 func (s *Server) ResetRequests() {
 	s.log.mu.Lock()
 	defer s.log.mu.Unlock()
-	s.log.entries = nil
+	s.log.ring, s.log.next = nil, 0
 }
 
 // waitForPoll is how often WaitFor checks its condition besides after each logged request: state

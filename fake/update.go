@@ -125,7 +125,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 // write in managedFields. The caller holds the object's lock; oldJSON is the stored object it
 // read under it.
 func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
-	return s.updateWith(s.commit, t, obj, old, oldJSON, dry, manager, patched)
+	return s.updateWith(s.commitEncoded, t, obj, old, oldJSON, dry, manager, patched)
 }
 
 // updateLocked is updateHeld for a caller that holds s.mu across its read and this write (the
@@ -134,14 +134,16 @@ func (s *Server) updateLocked(t target, obj, old runtime.Object, oldJSON []byte,
 	return s.updateWith(s.commitHeld, t, obj, old, oldJSON, dry, manager, patched)
 }
 
-// commitHeld is commit for a caller that holds s.mu: the stored object cannot have changed since
-// it was read under the same lock, so it is not compared.
-func (s *Server) commitHeld(r *served, typ watchcache.EventType, obj runtime.Object, _ []byte) ([]byte, error) {
+// commitHeld is commitEncoded for a caller that holds s.mu: the stored object cannot have changed
+// since it was read under the same lock, so it is not compared, and b is not used (this path is
+// not a hot one).
+func (s *Server) commitHeld(r *served, typ watchcache.EventType, obj runtime.Object, _, _ []byte) ([]byte, error) {
 	return s.commitLocked(r, typ, obj)
 }
 
-// updateWith is the update's rules, storing with commit.
-func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.Object, []byte) ([]byte, error),
+// updateWith is the update's rules, storing with commit (commitEncoded's signature: the object,
+// its encoding or nil, and the stored JSON it replaces).
+func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error),
 	t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
 	r := t.res
 	m, _ := meta.Accessor(obj)
@@ -211,7 +213,7 @@ func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.O
 		if dry {
 			return b, nil
 		}
-		if _, err := commit(r, watchcache.Deleted, old, oldJSON); err != nil {
+		if _, err := commit(r, watchcache.Deleted, old, nil, oldJSON); err != nil {
 			return nil, err
 		}
 		m.SetResourceVersion(om.GetResourceVersion()) // the delete's, which commit gave old
@@ -220,7 +222,7 @@ func (s *Server) updateWith(commit func(*served, watchcache.EventType, runtime.O
 	if dry {
 		return b, nil
 	}
-	return commit(r, watchcache.Modified, obj, oldJSON)
+	return commit(r, watchcache.Modified, obj, b, oldJSON)
 }
 
 // validateKindUpdate is the per-resource update validation the fake reproduces: a pod's spec may

@@ -75,6 +75,7 @@ type Patcher struct {
 	strict     *kjson.Serializer
 
 	managers sync.Map // managerKey -> *managedfields.FieldManager
+	kinds    sync.Map // schema.GroupVersionKind -> kind, for the scheme's kinds
 	customs  sync.Map // schema.GroupVersionKind -> *CustomType
 
 	// apiextensions types the kinds of apiextensions.k8s.io (CustomResourceDefinitions), which
@@ -162,10 +163,7 @@ func (p *Patcher) PatchObject(live runtime.Object, req Request) (runtime.Object,
 	if err != nil {
 		return nil, nil, err
 	}
-	if live != nil {
-		live = live.DeepCopyObject()
-		live.GetObjectKind().SetGroupVersionKind(k.gvk)
-	}
+	live = ofKind(live, k.gvk)
 	fc := newFieldCheck(req.FieldValidation)
 	out, err := p.patchLive(k, live, req, fc)
 	if err != nil {
@@ -273,11 +271,23 @@ func (p *Patcher) UpdateObject(old, new runtime.Object, gvk schema.GroupVersionK
 	if old == nil {
 		old = k.empty()
 	} else {
-		old = old.DeepCopyObject()
-		old.GetObjectKind().SetGroupVersionKind(k.gvk)
+		old = ofKind(old, k.gvk)
 	}
 	new.GetObjectKind().SetGroupVersionKind(k.gvk)
 	return fm.UpdateNoErrors(old, new, manager), nil
+}
+
+// ofKind returns obj with its kind set to gvk without changing obj: obj itself when it already
+// says gvk, else a copy. The patches and the field manager only read the live object (the
+// field manager's contract: "liveObj is not mutated"), so a stored object decoded for the write
+// is not copied again.
+func ofKind(obj runtime.Object, gvk schema.GroupVersionKind) runtime.Object {
+	if obj == nil || obj.GetObjectKind().GroupVersionKind() == gvk {
+		return obj
+	}
+	obj = obj.DeepCopyObject()
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj
 }
 
 // kind is what the Patcher knows of one GVK.
@@ -298,12 +308,18 @@ func (p *Patcher) kindOf(gvk schema.GroupVersionKind) (kind, error) {
 	if gvk.Kind == "" || gvk.Version == "" {
 		return kind{}, apierrors.NewBadRequest(fmt.Sprintf("patch: incomplete kind %q", gvk.String()))
 	}
+	if k, ok := p.kinds.Load(gvk); ok {
+		return k.(kind), nil
+	}
 	if p.scheme.Recognizes(gvk) {
 		proto, err := p.scheme.New(gvk)
 		if err != nil {
 			return kind{}, internalError(fmt.Errorf("patch: creating a %v: %w", gvk, err))
 		}
-		return kind{gvk: gvk, typed: true, new: proto.DeepCopyObject}, nil
+		// Only a scheme's kinds are kept: a kind it does not know yet may be registered later.
+		k := kind{gvk: gvk, typed: true, new: proto.DeepCopyObject}
+		p.kinds.Store(gvk, k)
+		return k, nil
 	}
 	return kind{gvk: gvk, new: func() runtime.Object { return &unstructured.Unstructured{Object: map[string]any{}} }}, nil
 }
