@@ -11,6 +11,20 @@
 // and decoded when a caller asks: per Get, per item of a List, and once per event for an informer's
 // handlers and Go indexers, which share the decoded object.
 //
+// What that trades, measured beside controller-runtime's cache on 100,000 pods (BENCHMARKS.md):
+//
+//   - A read decodes where controller-runtime's deep-copies. Typed objects are decoded with
+//     jsoniter, in about the time of a pod's DeepCopy (sigs.k8s.io/json, the apiserver's decoder,
+//     takes ≈5× that), and in place: into Get's object and into List's items, with no object of
+//     the cache's own to copy from. Whatever jsoniter refuses, and every type with interface
+//     fields, is decoded by sigs.k8s.io/json, so results and errors are always its. Nothing
+//     decoded is cached: memory stays the JSON's, and every read returns the caller's own object.
+//   - The objects of a list (the first sync, a re-list) are packed into shared 256 KiB blocks
+//     rather than an allocation each, which the allocator would round up to its size class (8% of
+//     a pod's JSON). A block is freed only when the last of its objects is replaced or deleted:
+//     after churn that spares one listed object per block, the cache holds up to the list's bytes
+//     again, until its next re-list. Config.NoPackLists turns it off.
+//
 // What it does that controller-runtime's cache refuses (internal/cache_reader.go):
 //
 //   - List with Limit and Continue: key-ordered pages at a consistent snapshot, continue tokens in

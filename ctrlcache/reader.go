@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -56,9 +57,23 @@ func (c *Cache) Get(ctx context.Context, key client.ObjectKey, out client.Object
 	return c.decodeInto(k, raw, out)
 }
 
-// decodeInto decodes raw into out, in out's form, and applies the kind's transform.
+// decodeInto decodes raw into out, in out's form, and applies the kind's transform. Without a
+// transform, an object of the kind's own type is decoded in place (after zeroing it, so the result
+// is the object the stored bytes make, as a fresh decode would be); on a decode error out is then
+// left zeroed.
 func (c *Cache) decodeInto(k *kind, raw []byte, out runtime.Object) error {
-	obj, err := c.decoder(k.gvk, formOf(out))(raw)
+	f := formOf(out)
+	if f == typed && k.transform == nil && k.target.typ != nil {
+		if v := reflect.ValueOf(out); v.Kind() == reflect.Pointer && !v.IsNil() && v.Type().Elem() == k.target.typ {
+			v.Elem().SetZero()
+			if err := k.target.into(raw, out); err != nil {
+				return err
+			}
+			out.GetObjectKind().SetGroupVersionKind(k.gvk)
+			return nil
+		}
+	}
+	obj, err := k.decoders[f](raw)
 	if err != nil {
 		return err
 	}
@@ -330,8 +345,27 @@ func decodeContinue(tok string) (string, error) {
 
 // fill decodes items into list, in the list's form, and sets its resourceVersion and continue.
 func (c *Cache) fill(k *kind, list client.ObjectList, items [][]byte, rv uint64, cont string, remaining *int64) error {
+	list.SetResourceVersion(strconv.FormatUint(rv, 10))
+	list.SetContinue(cont)
+	list.SetRemainingItemCount(remaining)
 	f := formOf(list)
-	decode := c.decoder(k.gvk, f)
+	if f == typed && k.transform == nil && k.target.typ != nil {
+		// Items of the kind's own type: decoded in place into the list's slice, without an object
+		// per item to copy from.
+		if ptr, err := apimeta.GetItemsPtr(list); err == nil {
+			if v := reflect.ValueOf(ptr).Elem(); v.Kind() == reflect.Slice && v.Type().Elem() == k.target.typ {
+				s := reflect.MakeSlice(v.Type(), len(items), len(items))
+				for i, raw := range items {
+					if err := k.target.into(raw, s.Index(i).Addr().Interface()); err != nil {
+						return err
+					}
+				}
+				v.Set(s)
+				return nil
+			}
+		}
+	}
+	decode := k.decoders[f]
 	objs := make([]runtime.Object, 0, len(items))
 	for _, raw := range items {
 		obj, err := decode(raw)
@@ -363,8 +397,5 @@ func (c *Cache) fill(k *kind, list client.ObjectList, items [][]byte, rv uint64,
 			return err
 		}
 	}
-	list.SetResourceVersion(fmt.Sprint(rv))
-	list.SetContinue(cont)
-	list.SetRemainingItemCount(remaining)
 	return nil
 }

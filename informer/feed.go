@@ -34,6 +34,9 @@ type FeedOptions struct {
 	// WatchList starts from a watch-list instead of a paged list where the server serves one
 	// (kube.Options.WatchList), as client-go's reflector does by default since 1.35.
 	WatchList bool
+	// PackLists packs the objects of each list into shared blocks (kube.Options.PackLists: less
+	// memory after a sync, a block freed only with the last of its objects).
+	PackLists bool
 	// Logger receives the source's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -75,6 +78,7 @@ func NewFeed(client rest.Interface, opts FeedOptions) *Feed {
 		FieldSelector: opts.FieldSelector,
 		PageSize:      opts.PageSize,
 		WatchList:     opts.WatchList,
+		PackLists:     opts.PackLists,
 		Logger:        opts.Logger,
 	})
 	// Add fails only for an empty or path-like resource name, or a nil cache; Run then reports it.

@@ -123,7 +123,7 @@ func (c *Cache) Apply(ev Event) error {
 		ev.Object = t(ev.Object)
 	}
 	sets := c.labels.Load()
-	rec, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Key, ev.Object, ev.ResourceVersion, 0, sets.known)
+	rec, lbl, err := buildRecord(c.schema.Load(), c.opts.Resource.Namespaced, ev.Key, ev.Object, ev.ResourceVersion, 0, sets.known)
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", ev.Type, err)
 	}
@@ -136,10 +136,10 @@ func (c *Cache) Apply(ev Event) error {
 		if !ok {
 			return fmt.Errorf("apply %s %s: %w", ev.Type, rec.key, ErrUnknownKey)
 		}
-		rec.internLabels(sets)
+		rec.internLabels(sets, lbl)
 		ch.prev = prev
 	} else {
-		rec.internLabels(sets)
+		rec.internLabels(sets, lbl)
 		prev, had := c.work.put(rec)
 		ch.typ = Added
 		if had {
@@ -242,17 +242,17 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	if err != nil {
 		return fmt.Errorf("replace: %w", err)
 	}
-	slices.SortFunc(recs, func(a, b *record) int { return cmp.Compare(a.key, b.key) })
+	slices.SortFunc(recs, func(a, b built) int { return cmp.Compare(a.rec.key, b.rec.key) })
 	for i := 1; i < len(recs); i++ {
-		if recs[i].key == recs[i-1].key {
-			return fmt.Errorf("replace: %w: %s", ErrDuplicateKey, recs[i].key)
+		if recs[i].rec.key == recs[i-1].rec.key {
+			return fmt.Errorf("replace: %w: %s", ErrDuplicateKey, recs[i].rec.key)
 		}
 	}
 	sets := newLabelSets()
 	st := newWriter(schema, c.opts.Resource.Namespaced)
-	for _, r := range recs {
-		r.internLabels(sets)
-		st.put(r)
+	for _, b := range recs {
+		b.rec.internLabels(sets, b.lbl)
+		st.put(b.rec)
 	}
 	for _, si := range c.work.indexes {
 		st.addIndex(si.spec, si.pos)
@@ -269,10 +269,16 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	return nil
 }
 
+// built is a record with its labels' parse, until they are interned.
+type built struct {
+	rec *record
+	lbl parsedLabels
+}
+
 // buildRecords extracts n objects in parallel; each keeps its own resourceVersion, or gets listRV
 // when it has none.
-func buildRecords(schema *selection.Schema, namespaced bool, n int, object func(i int) (string, []byte), listRV uint64) ([]*record, error) {
-	recs := make([]*record, n)
+func buildRecords(schema *selection.Schema, namespaced bool, n int, object func(i int) (string, []byte), listRV uint64) ([]built, error) {
+	recs := make([]built, n)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/256))
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
@@ -280,12 +286,12 @@ func buildRecords(schema *selection.Schema, namespaced bool, n int, object func(
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
 				key, raw := object(i)
-				r, err := buildRecord(schema, namespaced, key, raw, 0, listRV, nil)
+				r, lbl, err := buildRecord(schema, namespaced, key, raw, 0, listRV, nil)
 				if err != nil {
 					errs[w] = fmt.Errorf("object %d: %w", i, err)
 					return
 				}
-				recs[i] = r
+				recs[i] = built{r, lbl}
 			}
 		})
 	}
@@ -353,8 +359,7 @@ func (c *Cache) RegisterField(name, path string) error {
 			rerr = err
 			return false
 		}
-		obj.Labels, obj.LabelsRaw = nil, "" // the new version keeps its interned set
-		st.put(rec.withObject(obj))
+		st.put(rec.withFields(obj.Fields)) // the new version keeps its interned set
 		return true
 	})
 	if rerr != nil {

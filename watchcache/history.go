@@ -43,7 +43,7 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 		keyOnly = singleKey(q.prefix, c.opts.Resource.Namespaced, q.fields) // as makePlan narrows a snapshot read
 	}
 	err := c.opts.History.Range(ctx, rv, max(r.start, q.prefix, keyOnly), q.prefix, func(key string, obj []byte) bool {
-		rec, err := buildRecord(q.schema, c.opts.Resource.Namespaced, key, obj, 0, rv, sets.known)
+		rec, lbl, err := buildRecord(q.schema, c.opts.Resource.Namespaced, key, obj, 0, rv, sets.known)
 		if err != nil {
 			badErr = err
 			return false
@@ -51,7 +51,7 @@ func (c *Cache) listHistory(ctx context.Context, q query, r route, rv uint64, to
 		if keyOnly != "" && rec.key != keyOnly {
 			return false
 		}
-		rec.internLabels(sets)
+		rec.internLabels(sets, lbl)
 		return cl.record(rec.key, rec)
 	})
 	switch {

@@ -29,21 +29,33 @@ type record struct {
 	// no reader reads a view older than it (publisher.unlink). The only field written after publication.
 	prev atomic.Pointer[record]
 	cell *cell // the key's cell, shared by all its versions since it was created
-	obj  selection.Object
+	// vals are the values of the schema's fields (selection.Object.Fields). The rest of the
+	// object's parse is not kept: its identity is in key, its labels in ls, and a record of 96 B
+	// is an allocation size class where one holding the whole selection.Object (184 B) took 192.
+	vals []string
 }
 
-// withObject returns a new version of the record with obj (re-extracted under another schema), in
-// a cell of its own: a writer built from such records shares no cells with the snapshots before it.
-func (r *record) withObject(obj selection.Object) *record {
-	return &record{raw: r.raw, ls: r.ls, key: r.key, rv: r.rv, obj: obj}
+// parsedLabels is what interning needs of an object's parse: kept beside the record from
+// buildRecord until internLabels, never in it, so that no record carries it once published.
+type parsedLabels struct {
+	raw    string           // selection.Object.LabelsRaw
+	labels selection.Labels // selection.Object.Labels (nil when raw was known)
 }
 
-// internLabels points the record at the shared copy of its label set and drops its own parse of
-// it: every reader uses the interned set, and the per-record copy (≈160 B for a pod) would
-// otherwise stay alive with the record.
-func (r *record) internLabels(t *labelSets) {
-	r.ls = t.intern(r.obj.LabelsRaw, r.obj.Labels)
-	r.obj.Labels, r.obj.LabelsRaw = nil, ""
+func labelsOf(obj selection.Object) parsedLabels {
+	return parsedLabels{raw: obj.LabelsRaw, labels: obj.Labels}
+}
+
+// withFields returns a new version of the record with fields (re-extracted under another schema),
+// in a cell of its own: a writer built from such records shares no cells with the snapshots before
+// it.
+func (r *record) withFields(fields []string) *record {
+	return &record{raw: r.raw, ls: r.ls, key: r.key, rv: r.rv, vals: fields}
+}
+
+// internLabels points the record at the shared copy of its label set, l (from buildRecord).
+func (r *record) internLabels(t *labelSets, l parsedLabels) {
+	r.ls = t.intern(l.raw, l.labels)
 }
 
 // item is what the store B-tree holds: the key inline (comparisons do not chase the cell), the
@@ -63,8 +75,8 @@ func (r *record) item() item { return item{key: r.key, c: r.cell, ls: r.ls} }
 // fieldValue returns the value of the field at schema position pos. Records extracted before the
 // field was registered (held only by older snapshots) are re-extracted: slow, but correct.
 func (r *record) fieldValue(schema *selection.Schema, pos int) string {
-	if pos < len(r.obj.Fields) {
-		return r.obj.Fields[pos]
+	if pos < len(r.vals) {
+		return r.vals[pos]
 	}
 	obj, err := schema.Extract(r.raw)
 	if err != nil || pos >= len(obj.Fields) {
@@ -75,12 +87,12 @@ func (r *record) fieldValue(schema *selection.Schema, pos int) string {
 
 // fields returns the record's field values under schema (re-extracting if it predates a field).
 func (r *record) fields(schema *selection.Schema) []string {
-	if len(r.obj.Fields) >= schema.NumFields() {
-		return r.obj.Fields
+	if len(r.vals) >= schema.NumFields() {
+		return r.vals
 	}
 	obj, err := schema.Extract(r.raw)
 	if err != nil {
-		return r.obj.Fields
+		return r.vals
 	}
 	return obj.Fields
 }
@@ -93,16 +105,16 @@ func (r *record) fields(schema *selection.Schema) []string {
 // such objects with the list RV; an event has no fallback). When the object's resourceVersion
 // differs from rv, the bytes are copied with rv spliced in and parsed again — the
 // one case that parses twice; sources that stamp objects with their RV (etcd, the apiserver) never
-// pay it.
-func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []byte, rv, fallback uint64, known func(labelsRaw string) bool) (*record, error) {
+// pay it. The record's labels are interned by the caller, with the parsedLabels returned.
+func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []byte, rv, fallback uint64, known func(labelsRaw string) bool) (*record, parsedLabels, error) {
 	obj, err := schema.ExtractKnownLabels(raw, known)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
+		return nil, parsedLabels{}, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 	}
 	// Decoders read invalid UTF-8 as U+FFFD: an object stored with it would be keyed and selected
 	// by bytes no client can name. Rejecting it costs one pass that is nearly free on ASCII.
 	if !utf8.Valid(raw) {
-		return nil, fmt.Errorf("%w: invalid UTF-8", ErrMalformedObject)
+		return nil, parsedLabels{}, fmt.Errorf("%w: invalid UTF-8", ErrMalformedObject)
 	}
 	if key == "" {
 		key, err = metadataKey(obj, namespaced)
@@ -110,7 +122,7 @@ func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []by
 		err = checkKey(key, namespaced)
 	}
 	if err != nil {
-		return nil, err
+		return nil, parsedLabels{}, err
 	}
 	own, ownOK := parseRV(obj.ResourceVersion)
 	if rv == 0 && !ownOK && obj.ResourceVersion == "" {
@@ -118,19 +130,19 @@ func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []by
 	}
 	switch {
 	case rv == 0 && !ownOK:
-		return nil, fmt.Errorf("%w: %s has no usable metadata.resourceVersion (%q) and the event none", ErrResourceVersion, obj.Name, obj.ResourceVersion)
+		return nil, parsedLabels{}, fmt.Errorf("%w: %s has no usable metadata.resourceVersion (%q) and the event none", ErrResourceVersion, obj.Name, obj.ResourceVersion)
 	case rv == 0:
 		rv = own
 	case !ownOK || own != rv:
 		raw, err = spliceRV(raw, rv)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
+			return nil, parsedLabels{}, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 		}
 		if obj, err = schema.ExtractKnownLabels(raw, known); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMalformedObject, err)
+			return nil, parsedLabels{}, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 		}
 	}
-	return &record{key: key, rv: rv, raw: raw, obj: obj}, nil
+	return &record{key: key, rv: rv, raw: raw, vals: obj.Fields}, labelsOf(obj), nil
 }
 
 // parseRV parses a canonical decimal resourceVersion (no sign, no leading zeros, not 0).

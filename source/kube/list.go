@@ -29,7 +29,11 @@ func (s *feed) list(ctx context.Context) (uint64, error) {
 		rv    uint64
 		pages int
 		cont  string
+		pack  *packer
 	)
+	if s.opts.PackLists {
+		pack = &packer{}
+	}
 	for {
 		req := s.request()
 		if limit > 0 {
@@ -44,6 +48,9 @@ func (s *feed) list(ctx context.Context) (uint64, error) {
 			if cont != "" && limit > 0 && isExpired(err) {
 				s.log.Info("kube: continue token expired while paging; listing in one response", "pages", pages, "err", err)
 				limit, cont, items, rv, pages = 0, "", nil, 0, 0
+				if pack != nil {
+					pack = &packer{}
+				}
 				continue
 			}
 			return 0, fmt.Errorf("kube: list %s (page %d): %w", s.resource, pages+1, err)
@@ -56,6 +63,17 @@ func (s *feed) list(ctx context.Context) (uint64, error) {
 		if rv == 0 {
 			rv = page.rv
 		}
+		// Each page's objects are transformed and packed as it arrives, so that a list holds its
+		// objects once, not also in the form they arrived in.
+		for i, it := range page.items {
+			if t := s.opts.Transform; t != nil {
+				it = t(it)
+			}
+			if pack != nil {
+				it = pack.copy(it)
+			}
+			page.items[i] = it
+		}
 		items = append(items, page.items...)
 		if page.cont == "" {
 			break
@@ -66,11 +84,6 @@ func (s *feed) list(ctx context.Context) (uint64, error) {
 		// A server behind the one the cache followed (another apiserver of an HA cluster, a restored
 		// etcd): replacing would move the cache's resourceVersion backwards under its readers.
 		return 0, fmt.Errorf("kube: list %s at resourceVersion %d: %w (the cache is at %d)", s.resource, rv, ErrListBehind, held)
-	}
-	if t := s.opts.Transform; t != nil {
-		for i, it := range items {
-			items[i] = t(it)
-		}
 	}
 	if err := s.cache.Replace(items, rv); err != nil {
 		if errors.Is(err, rvclock.ErrStopped) {

@@ -68,6 +68,10 @@ func (s *feed) stream(ctx context.Context, initial bool) (progressed bool, err e
 	s.stats.watches.Add(1)
 	frames := newFrameReader(body)
 	var items [][]byte
+	var pack *packer
+	if s.opts.PackLists {
+		pack = &packer{}
+	}
 	start := time.Now()
 	for {
 		raw, err := frames.next() // a fresh slice per event: the cache keeps the object, a sub-slice of it
@@ -79,12 +83,12 @@ func (s *feed) stream(ctx context.Context, initial bool) (progressed bool, err e
 		}
 		progressed = true
 		if initial {
-			done, err := s.initialEvent(raw, &items)
+			done, err := s.initialEvent(raw, &items, pack)
 			if err != nil {
 				return progressed, fmt.Errorf("kube: watch-list %s: %w", s.resource, err)
 			}
 			if done {
-				initial, items = false, nil
+				initial, items, pack = false, nil, nil
 				s.log.Info("kube: listed by watch-list", "resourceVersion", s.rv, "objects", s.cache.Len(), "elapsed", time.Since(start).Round(time.Millisecond))
 			}
 			continue
@@ -97,8 +101,9 @@ func (s *feed) stream(ctx context.Context, initial bool) (progressed bool, err e
 
 // initialEvent handles one event of a watch-list's initial events: ADDED objects are collected,
 // and the bookmark annotated k8s.io/initial-events-end replaces the cache's content with them at
-// its resourceVersion (done). Other bookmarks are progress only.
-func (s *feed) initialEvent(raw []byte, items *[][]byte) (done bool, err error) {
+// its resourceVersion (done). Other bookmarks are progress only. With pack, objects are copied into
+// its blocks (Options.PackLists).
+func (s *feed) initialEvent(raw []byte, items *[][]byte, pack *packer) (done bool, err error) {
 	ev := gjson.ParseBytes(raw)
 	typ := ev.Get("type").String()
 	obj := ev.Get("object")
@@ -110,6 +115,9 @@ func (s *feed) initialEvent(raw []byte, items *[][]byte) (done bool, err error) 
 	case watchcache.Added:
 		if t := s.opts.Transform; t != nil {
 			objRaw = t(objRaw)
+		}
+		if pack != nil {
+			objRaw = pack.copy(objRaw)
 		}
 		*items = append(*items, objRaw)
 		return false, nil
