@@ -42,6 +42,9 @@ type safetyFlags struct {
 	tlsCertFile, tlsKeyFile string
 	tlsSelfSigned           bool
 	gate                    gate.Config
+	// delegatedAuth is --delegated-auth: with --kubeconfig, the cluster authenticates and
+	// authorizes serve's clients (delegate).
+	delegatedAuth bool
 
 	maxInFlight, maxMutatingInFlight, maxWatches int
 	minRequestTimeout, writeTimeout              time.Duration
@@ -58,6 +61,7 @@ func addSafetyFlags(fs *flag.FlagSet, f *safetyFlags) {
 	fs.StringVar(&f.gate.AuthenticationKubeconfig, "authentication-kubeconfig", "", "authenticate bearer tokens with this cluster's TokenReview, cached 10s (\"in-cluster\": the pod's service account)")
 	fs.StringVar(&f.gate.AuthorizationKubeconfig, "authorization-kubeconfig", "", "authorize requests with this cluster's SubjectAccessReview, cached 5m when allowed and 30s when denied (\"in-cluster\": the pod's service account)")
 	fs.StringVar(&f.gate.AuthorizationPolicyFile, "authorization-policy-file", "", "authorize requests with this ABAC policy file (the kube-apiserver's format, one Policy a line)")
+	fs.BoolVar(&f.delegatedAuth, "delegated-auth", true, "with --kubeconfig: authenticate bearer tokens with that cluster's TokenReview and authorize requests with its SubjectAccessReview, as an aggregated apiserver does (serve's account needs the system:auth-delegator ClusterRole); --delegated-auth=false serves without credentials, on loopback only")
 	fs.IntVar(&f.maxInFlight, "max-requests-inflight", defaultMaxRequestsInFlight, "non-mutating requests (list, get) in flight before 429 with Retry-After (0: no limit; watches are counted by --max-watches)")
 	fs.IntVar(&f.maxMutatingInFlight, "max-mutating-requests-inflight", defaultMaxMutatingRequestsInFlight, "mutating requests in flight before 429 with Retry-After (0: no limit)")
 	fs.IntVar(&f.maxWatches, "max-watches", defaultMaxWatches, "concurrent watches before 429 with Retry-After (0: no limit)")

@@ -48,7 +48,7 @@ func TestServeKubeconfig(t *testing.T) {
 	t.Cleanup(deploys.Stop)
 	kubeconfig := writeKubeconfig(t, hs.URL)
 
-	base, _ := startServe(t, "--kubeconfig", kubeconfig)
+	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--delegated-auth=false")
 	var l podList
 	if code := getJSON(t, base+"/api/v1/pods", &l); code != http.StatusOK || l.names() != "ns-a/p1 ns-b/p2" {
 		t.Fatalf("pods through serve: %d %s", code, l.names())
@@ -78,7 +78,7 @@ func TestServeKubeconfig(t *testing.T) {
 			strings.Contains(string(metrics), `watchcache_source_events_total{source="kube"} 1`)
 	})
 
-	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--resources", "deploy")
+	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--delegated-auth=false", "--resources", "deploy")
 	if code := getJSON(t, narrowed+"/api/v1/pods", nil); code != http.StatusNotFound {
 		t.Fatalf("pods with --resources deploy: %d", code)
 	}
@@ -130,7 +130,7 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	t.Cleanup(pods.Stop)
 	t.Cleanup(widgets.Stop)
 	kubeconfig := writeKubeconfig(t, hs.URL)
-	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--rediscover-interval", "20ms")
+	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--delegated-auth=false", "--rediscover-interval", "20ms")
 	path := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
 	if code := getJSON(t, path, nil); code != http.StatusNotFound {
 		t.Fatalf("widgets before they are in discovery: %d", code)

@@ -62,6 +62,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !sf.set["write-timeout"] {
 		sec.writeTimeout = *requestTimeout + time.Second
 	}
+	if err := delegate(&sec, sf.etcd.kubeconfig, sf.set); err != nil {
+		return err
+	}
 	// Check the listen address, TLS and credentials before a long load.
 	front, err := newFront(*listen, sec, log)
 	if err != nil {
