@@ -132,7 +132,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fl, ok := src.(follower); ok && srv != nil {
-		fl.follow(ctx, srv)
+		// Following ends with the source (its Close), after the drain, not at the signal: the
+		// resources it serves stay served through the shutdown delay.
+		fl.follow(context.Background(), srv)
 	}
 	for _, spec := range podIndexes {
 		if c, ok := cs["pods"]; ok {
