@@ -222,8 +222,25 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 	for _, r := range f.resources {
 		if r.Resource == o.Resource.Name && r.Group == o.Resource.Group {
 			f.feedOptions(o, r.Prefix, f.schemas[cacheKey(r.Resource, r.Group)])
+			if t := etcdsource.ServedAs(r); t != nil {
+				// Stored at an older version (clustertrustbundles, …): served as the apiserver
+				// serves them, from the window and from etcd's history alike.
+				o.Transform = t
+				o.History = transformedHistory{o.History, t}
+			}
 		}
 	}
+}
+
+// transformedHistory is a History whose objects go through the cache's Transform, as the cache's
+// own objects do.
+type transformedHistory struct {
+	watchcache.History
+	transform watchcache.Transform
+}
+
+func (h transformedHistory) Range(ctx context.Context, rv uint64, from, prefix string, fn func(key string, obj []byte) bool) error {
+	return h.History.Range(ctx, rv, from, prefix, func(key string, obj []byte) bool { return fn(key, h.transform(obj)) })
 }
 
 // feedOptions sets the options of the cache of the resource under prefix: consistent reads and
