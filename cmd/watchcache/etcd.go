@@ -50,6 +50,7 @@ type etcdFeed struct {
 	prefix    string                       // --etcd-prefix
 	resources []etcdsource.Resource        // served, in discovery order
 	schemas   map[string]*selection.Schema // of the custom resources, by cacheKey
+	customs   map[string]customResource    // the custom resources read at start, by cacheKey
 	log       *slog.Logger
 	transform func(context.Context, string, []byte) ([]byte, error) // the source's, for CRDs
 	crdRev    int64                                                 // etcd's revision when the CRDs were read
@@ -174,15 +175,19 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		return nil, err
 	}
 	all := etcdsource.Builtin()
-	schemas := map[string]*selection.Schema{}
+	schemas, customs := map[string]*selection.Schema{}, map[string]customResource{}
 	for _, cr := range crs {
 		s, err := cr.schema()
+		if err == nil {
+			_, err = cr.infos()
+		}
 		if err != nil {
 			log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
 			continue
 		}
 		all = append(all, cr.Resource)
 		schemas[cacheKey(cr.Resource.Resource, cr.Group)] = s
+		customs[cacheKey(cr.Resource.Resource, cr.Group)] = cr
 	}
 	resources, err := selectResources(all, ef.resources)
 	if err != nil {
@@ -195,6 +200,7 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		prefix:    pathPrefix,
 		resources: resources,
 		schemas:   schemas,
+		customs:   customs,
 		log:       log,
 		transform: opts.Transform,
 		crdRev:    crdRev,
@@ -202,14 +208,22 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 	}, nil
 }
 
+// Resources lists the built-in resources once and each custom resource once per served version,
+// all of whose versions build serves from one cache.
 func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
-	out := make([]kubeapi.ResourceInfo, len(f.resources))
-	for i, r := range f.resources {
-		out[i] = kubeapi.ResourceInfo{
+	var out []kubeapi.ResourceInfo
+	for _, r := range f.resources {
+		if cr, ok := f.customs[cacheKey(r.Resource, r.Group)]; ok {
+			infos, _ := cr.infos() // checked by newEtcdFeed
+			out = append(out, infos...)
+			continue
+		}
+		info := kubeapi.ResourceInfo{
 			Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames, Categories: r.Categories,
 		}
-		out[i].Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
+		info.Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
+		out = append(out, info)
 	}
 	return out
 }

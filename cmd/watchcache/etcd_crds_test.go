@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,7 +15,7 @@ import (
 
 // TestServeEtcdCustomResources: serve --etcd-endpoints serves the custom resources of every
 // Established CRD in etcd, from the values kube-apiserver 1.37.2 wrote (testdata, recorded from
-// the oracle: reference/observed-etcd-layout.md, "Custom resources"): at the storage version, with
+// the oracle: reference/observed-etcd-layout.md, "Custom resources"): in every served version, with
 // the CRD's scope, short names and categories in discovery, and its selectableFields as field
 // selectors. A CRD whose names were not accepted (gizmos: "WidgetList" is already in use) is not
 // served, as the apiserver serves it not.
@@ -52,7 +53,7 @@ func TestServeEtcdCustomResources(t *testing.T) {
 		{"/apis/example.com/v1/widgets?fieldSelector=spec.size%3D3", 400, "", nil},
 		{"/apis/other.example.org/v1alpha1/clusterthings", 200, "ClusterThingList", []string{"/t1"}},
 		{"/apis/example.com/v1/gizmos", 404, "", nil},
-		{"/apis/example.com/v1beta1/widgets", 404, "", nil}, // only the storage version is served
+		{"/apis/example.com/v1beta1/widgets", 200, "WidgetList", []string{"ns-a/w1", "ns-a/w2"}}, // every served version
 	} {
 		code, kind, items := names(tc.path)
 		if code != tc.code || kind != tc.kind || !slices.Equal(items, tc.items) {
@@ -103,16 +104,25 @@ func TestParseCRD(t *testing.T) {
 		name, value, err string
 		prefix, version  string
 		fields           []string
+		served           []string // nil: the storage version alone
+		columns          []string // "name jsonPath priority" of each served version's first column, if any
 	}{
 		{name: "v1beta1 with top-level selectableFields",
 			value:  `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"scope":"Cluster","selectableFields":[{"jsonPath":".spec.a"}],"versions":[{"name":"v1","served":true,"storage":true}]},` + established + `}`,
 			prefix: "g.io/things", version: "v1", fields: []string{"spec.a"}},
 		{name: "storage version not first",
 			value:  `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v2","served":true},{"name":"v1","served":true,"storage":true,"selectableFields":[{"jsonPath":".status.b"}]}]},` + established + `}`,
-			prefix: "g.io/things", version: "v1", fields: []string{"status.b"}},
+			prefix: "g.io/things", version: "v1", fields: []string{"status.b"}, served: []string{"v2", "v1"}},
 		{name: "not established", value: `{"metadata":{"name":"things.g.io"},"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","served":true,"storage":true}]},"status":{"conditions":[{"type":"Established","status":"False"}]}}`, err: "not Established"},
 		{name: "no storage version", value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","served":true}]},` + established + `}`, err: "no storage version"},
-		{name: "storage version not served", value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","storage":true}]},` + established + `}`, err: "does not serve"},
+		{name: "storage version not served",
+			value:  `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","storage":true},{"name":"v2","served":true}]},` + established + `}`,
+			prefix: "g.io/things", version: "v1", served: []string{"v2"}},
+		{name: "columns per version and shared",
+			value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"additionalPrinterColumns":[{"name":"Shape","type":"string","JSONPath":".spec.shape"}],"versions":[` +
+				`{"name":"v1","served":true,"storage":true,"additionalPrinterColumns":[{"name":"Size","type":"integer","priority":1,"JSONPath":".spec.size"}],"selectableFields":[{"jsonPath":".spec.a"}]},{"name":"v2","served":true}]},` + established + `}`,
+			prefix: "g.io/things", version: "v1", fields: []string{"spec.a"}, served: []string{"v1", "v2"}, columns: []string{"Size .spec.size 1", "Shape .spec.shape 0"}},
+		{name: "no served version", value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","storage":true}]},` + established + `}`, err: "serves no version"},
 		{name: "no names", value: `{"spec":{"group":"g.io","versions":[{"name":"v1","served":true,"storage":true}]},` + established + `}`, err: "no group, plural or kind"},
 		{name: "protobuf", value: "k8s\x00\x0a\x0b", err: "not JSON"},
 		{name: "truncated JSON", value: `{"spec":`, err: "decode"},
@@ -127,6 +137,20 @@ func TestParseCRD(t *testing.T) {
 			}
 			if err != nil || cr.Prefix != tc.prefix || cr.Version != tc.version || !slices.Equal(cr.fields, tc.fields) {
 				t.Fatalf("parseCRD: %+v %v, want prefix %s version %s fields %v", cr, err, tc.prefix, tc.version, tc.fields)
+			}
+			served, columns := []string(nil), []string(nil)
+			for _, v := range cr.versions {
+				served = append(served, v.name)
+				if len(v.columns) > 0 {
+					c := v.columns[0]
+					columns = append(columns, fmt.Sprintf("%s %s %d", c.Name, c.JSONPath, c.Priority))
+				}
+			}
+			if tc.served == nil {
+				tc.served = []string{tc.version}
+			}
+			if !slices.Equal(served, tc.served) || !slices.Equal(columns, tc.columns) {
+				t.Errorf("served versions %v, columns %v; want %v, %v", served, columns, tc.served, tc.columns)
 			}
 		})
 	}

@@ -152,17 +152,23 @@ func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 	cs := caches{}
 	srv := kubeapi.NewServer(so)
 	for _, info := range src.Resources() {
-		opts := watchcache.Options{
-			Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
+		// A resource served in several versions (a custom resource's) is one cache, registered
+		// in each.
+		key := cacheKey(info.Resource, info.Group)
+		c := cs[key]
+		if c == nil {
+			opts := watchcache.Options{
+				Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
+			}
+			if cc, ok := src.(cacheConfigurer); ok {
+				cc.configure(&opts)
+			}
+			c = watchcache.New(opts)
+			cs[key] = c
 		}
-		if cc, ok := src.(cacheConfigurer); ok {
-			cc.configure(&opts)
-		}
-		c := watchcache.New(opts)
 		if err := srv.Register(info, c); err != nil {
 			return nil, nil, err
 		}
-		cs[cacheKey(info.Resource, info.Group)] = c
 	}
 	if err := addReadyChecks(src, srv); err != nil {
 		return nil, nil, err
