@@ -191,10 +191,20 @@ func TestServeFollowsCRDs(t *testing.T) {
 		t.Fatalf("discovery of example.com/v1 after the CRD: %d %+v", code, disc.APIResources)
 	}
 
+	// The CRD's other served version, v1beta1, serves the same objects in its apiVersion.
+	var w1 struct{ APIVersion string }
+	v1beta1 := strings.Replace(widgets, "/v1/", "/v1beta1/", 1)
+	if code := getJSON(t, v1beta1+"/w1", &w1); code != http.StatusOK || w1.APIVersion != "example.com/v1beta1" {
+		t.Errorf("w1 at v1beta1 after the CRD: %d %q", code, w1.APIVersion)
+	}
+
 	if _, err := cli.Delete(t.Context(), crdKey+"widgets.example.com"); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, widgets, nil) == http.StatusNotFound })
+	if code := getJSON(t, v1beta1, nil); code != http.StatusNotFound {
+		t.Errorf("widgets at v1beta1 after the CRD went: %d, want 404", code)
+	}
 	if code := getJSON(t, base+"/apis/example.com/v1", nil); code != http.StatusNotFound {
 		t.Errorf("discovery of example.com/v1 after the CRD went: %d, want 404", code)
 	}
