@@ -12,8 +12,7 @@ import (
 // v1beta1, devicetaintrules at resource.k8s.io v1beta2, storageversionmigrations at
 // storagemigration.k8s.io v1beta1) are served from their protobuf values at v1, as the apiserver
 // serves them: gets byte for byte and list items alike (but for the revisions, which the replay
-// into another etcd changes), and Tables with its columns — but those of clustertrustbundles and
-// podcertificaterequests, for which kubeapi has no printer yet (the default Name and Created At). The values and answers are the
+// into another etcd changes), and Tables with its columns. The values and answers are the
 // oracle's (testdata/etcd-older-storage.json, reference/observed-etcd-layout.md).
 func TestServeEtcdOlderStorage(t *testing.T) {
 	rec := loadRecording(t, "testdata/etcd-older-storage.json")
@@ -32,9 +31,6 @@ func TestServeEtcdOlderStorage(t *testing.T) {
 			name += " as Table"
 		}
 		t.Run(name, func(t *testing.T) {
-			if table && (strings.HasSuffix(a.Path, "/clustertrustbundles") || strings.HasSuffix(a.Path, "/podcertificaterequests")) {
-				t.Skip("no printer for the kind in kubeapi yet: its Table has the default columns")
-			}
 			code, body := ask(t, base+a.Path, a.Accept)
 			if code != a.Code {
 				t.Fatalf("%d %.300s, apiserver %d", code, body, a.Code)
