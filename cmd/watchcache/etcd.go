@@ -37,8 +37,8 @@ const (
 // etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver (protobuf,
 // CBOR or JSON values), read by source/etcd — a paged range read of each resource's prefix, then a
 // watch from its revision with progress notifications as bookmarks. It serves every built-in
-// resource (source/etcd.Builtin) and the custom resources of the Established CRDs etcd holds at
-// start (at their storage version, with their selectableFields), or those --resources names; Load
+// resource (source/etcd.Builtin) and the custom resources of the Established CRDs etcd holds
+// (in every served version, with their columns and selectableFields), or those --resources names; Load
 // logs the prefixes etcd holds that it does not serve.
 //
 // Load starts the etcd source (which lists and then watches) and returns once every cache has its
@@ -286,6 +286,19 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 			return err
 		}
 	}
+	// The custom resources served from start are followed as those found later are: a CRD
+	// deleted or changed stops their serving (follow).
+	f.mu.Lock()
+	for _, r := range f.resources {
+		key := cacheKey(r.Resource, r.Group)
+		if cr, ok := f.customs[key]; ok {
+			if f.dynamic == nil {
+				f.dynamic = map[string]*followed{}
+			}
+			f.dynamic[key] = &followed{cr: cr, cache: c[key]}
+		}
+	}
+	f.mu.Unlock()
 
 	f.mu.Lock()
 	if f.closed {
@@ -417,7 +430,14 @@ func (f *etcdFeed) readyChecks() []namedCheck {
 		if r.Group != "" {
 			name += "." + r.Group
 		}
-		out = append(out, namedCheck{"etcd/" + name, func() error { return f.src.Ready(r.Prefix) }})
+		_, custom := f.customs[cacheKey(r.Resource, r.Group)]
+		out = append(out, namedCheck{"etcd/" + name, func() error {
+			err := f.src.Ready(r.Prefix)
+			if custom && errors.Is(err, etcdsource.ErrInvalidPrefix) {
+				return nil // its CRD went: not served, so not waited for
+			}
+			return err
+		}})
 	}
 	return out
 }

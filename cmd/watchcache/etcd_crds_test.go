@@ -230,3 +230,40 @@ func recordedCustomResources(t *testing.T) map[string]string {
 	}
 	return out
 }
+
+// TestServeEtcdUnservesStartCRDs: a custom resource served from start stops being served, in
+// every version, when its CRD is deleted from etcd — 404, /readyz still ok — and is served again,
+// with its objects, when the CRD is written back, as the resources of CRDs created later are.
+func TestServeEtcdUnservesStartCRDs(t *testing.T) {
+	cli, endpoint := startEtcd(t)
+	put := etcdPut(t, cli)
+	values := recordedCustomResources(t)
+	for key, value := range values {
+		put(key, value)
+	}
+	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	const crd = "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com"
+	v1, v1beta1 := base+"/apis/example.com/v1/namespaces/ns-a/widgets", base+"/apis/example.com/v1beta1/namespaces/ns-a/widgets"
+	var l podList
+	if code := getJSON(t, v1, &l); code != http.StatusOK || l.names() != "ns-a/w1 ns-a/w2" {
+		t.Fatalf("widgets from start: %d %s", code, l.names())
+	}
+	if _, err := cli.Delete(t.Context(), crd); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, v1, nil) == http.StatusNotFound })
+	if code := getJSON(t, v1beta1, nil); code != http.StatusNotFound {
+		t.Errorf("widgets at v1beta1 after the CRD went: %d", code)
+	}
+	if code := getJSON(t, base+"/readyz", nil); code != http.StatusOK {
+		t.Errorf("/readyz after the CRD went: %d", code)
+	}
+	if code := getJSON(t, base+"/apis/other.example.org/v1alpha1/clusterthings", nil); code != http.StatusOK {
+		t.Errorf("clusterthings after widgets went: %d", code)
+	}
+	put(crd, values[crd])
+	waitUntil(t, "widgets served again", func() bool { return getJSON(t, v1beta1, &l) == http.StatusOK && l.names() == "ns-a/w1 ns-a/w2" })
+	if code := getJSON(t, base+"/readyz", nil); code != http.StatusOK {
+		t.Errorf("/readyz with widgets back: %d", code)
+	}
+}

@@ -37,8 +37,8 @@ const crdRetry = time.Second
 // follow watches the CRDs in etcd from the revision they were read at, and serves the custom
 // resources of CRDs that become Established, stops serving those of CRDs deleted or no longer
 // Established, and serves again those whose versions, columns or selectableFields changed — as the
-// apiextensions apiserver starts and stops serving them. The resources served from start stay as
-// they are until a restart. With --resources, no CRD is followed (the list names what to serve).
+// apiextensions apiserver starts and stops serving them, those served from start included. With
+// --resources, no CRD is followed (the list names what to serve).
 func (f *etcdFeed) follow(ctx context.Context, reg registrar) {
 	if f.narrowed {
 		f.log.Info("CRDs are not followed: --resources names what is served")
@@ -103,9 +103,12 @@ func (f *etcdFeed) reconcile(ctx context.Context, reg registrar) (int64, bool) {
 		f.log.Warn("cannot read the CRDs", "err", err)
 		return 0, false
 	}
-	static := map[string]bool{}
+	static := map[string]bool{} // the built-in resources; custom ones are all followed
 	for _, r := range f.resources {
-		static[cacheKey(r.Resource, r.Group)] = true
+		k := cacheKey(r.Resource, r.Group)
+		if _, custom := f.customs[k]; !custom {
+			static[k] = true
+		}
 	}
 	want := map[string]customResource{}
 	for _, cr := range crs {
