@@ -405,8 +405,8 @@ func customInfo(t *resourceType, v apiextensionsv1.CustomResourceDefinitionVersi
 	info := kubeapi.ResourceInfo{
 		Group: t.gvr.Group, Version: t.gvr.Version, Resource: t.gvr.Resource, SingularName: t.singular,
 		Kind: t.gvk.Kind, Namespaced: t.namespaced, ShortNames: t.shortNames, Categories: t.categories,
-		Verbs: t.verbs, StorageVersionHash: storageVersionHash(t.gvr.Group, storage, t.gvk.Kind),
-		Printer: customPrinter(v.AdditionalPrinterColumns), Unstructured: true, QualifiedKinds: true,
+		Verbs: t.verbs, StorageVersionHash: StorageVersionHash(t.gvr.Group, storage, t.gvk.Kind),
+		Printer: CustomResourcePrinter(v.AdditionalPrinterColumns), Unstructured: true, QualifiedKinds: true,
 	}
 	if t.status {
 		info.Subresources = append(info.Subresources, metav1.APIResource{

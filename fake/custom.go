@@ -139,19 +139,19 @@ func (s *Server) validateKind(_ Operation, r *served, obj, old runtime.Object) f
 	return nil
 }
 
-// storageVersionHash is discovery's hash of a resource's storage version: the first 8 bytes of
+// StorageVersionHash is discovery's hash of a resource's storage version: the first 8 bytes of
 // the SHA-256 of "group/version/kind", in base64 (the apiserver's discovery.StorageVersionHash;
 // checked against reference/observed-crds.md, discovery v1).
-func storageVersionHash(group, version, kind string) string {
+func StorageVersionHash(group, version, kind string) string {
 	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
-// customPrinter prints a custom resource's Table as the apiserver does: Name, then each of the
+// CustomResourcePrinter prints a custom resource's Table as the apiserver does: Name, then each of the
 // version's additionalPrinterColumns, or Age when it has none; a cell is the value at the
 // column's JSONPath, a date column's the age of its timestamp (reference/observed-crds.md,
 // lifecycle / table, cluster / table default columns).
-func customPrinter(cols []apiextensionsv1.CustomResourceColumnDefinition) *kubeapi.Printer {
+func CustomResourcePrinter(cols []apiextensionsv1.CustomResourceColumnDefinition) *kubeapi.Printer {
 	doc := metav1.ObjectMeta{}.SwaggerDoc()
 	if len(cols) == 0 {
 		cols = []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp", Description: doc["creationTimestamp"]}}

@@ -341,6 +341,13 @@ func (s *Server) URL() string { return s.host }
 // ResourceVersion returns the last resourceVersion given out: that of the last write.
 func (s *Server) ResourceVersion() uint64 { return s.rv.Load() }
 
+// AddReadyCheck adds a condition to the server's /readyz, listed after the server's own checks
+// (kubeapi.Server.AddReadyCheck): a program serving the fake reports its own state there, as
+// kube-apiserver reports "shutdown" while it drains.
+func (s *Server) AddReadyCheck(name string, check func() error) error {
+	return s.api.AddReadyCheck(name, check)
+}
+
 // Cache returns the cache of a resource, or nil if the server does not serve it. Its reads are the
 // server's; writing to it directly bypasses the server's admission and its resourceVersion
 // counter, which is for feeding a read-path test (the conformance suite's Writer) only.

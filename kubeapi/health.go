@@ -42,10 +42,14 @@ func (s *Server) checks(ready bool) []readyCheck {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	seen := map[string]bool{} // a resource served in several versions is one check
 	for _, g := range s.groups {
 		for _, gv := range g.versions {
 			for _, res := range gv.resources {
-				out = append(out, readyCheck{"resource/" + res.gr.String(), res.cache.Ready})
+				if name := "resource/" + res.gr.String(); !seen[name] {
+					seen[name] = true
+					out = append(out, readyCheck{name, res.cache.Ready})
+				}
 			}
 		}
 	}

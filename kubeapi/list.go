@@ -72,6 +72,12 @@ func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resou
 		}
 		req.opts = opts
 	}
+	if fs := req.opts.FieldSelector; fs != "" && res.info.FieldSchema != nil {
+		if _, err := res.info.FieldSchema.ParseFields(fs); err != nil {
+			writeStatus(w, apistatus.FromError(err))
+			return nil, false
+		}
+	}
 	if out.format == formatTable {
 		req.include = q.Get("includeObject")
 		if err := checkInclude(req.include); err != nil {

@@ -44,6 +44,8 @@ var builtinPrinters = map[schema.GroupResource]func() *Printer{
 	{Group: "discovery.k8s.io", Resource: "endpointslices"}:                                endpointSlicePrinter,
 	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                           horizontalPodAutoscalerPrinter,
 	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:                 certificateSigningRequestPrinter,
+	{Group: "certificates.k8s.io", Resource: "clustertrustbundles"}:                        clusterTrustBundlePrinter,
+	{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:                     podCertificateRequestPrinter,
 	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}:                 customResourceDefinitionPrinter,
 	{Group: "storage.k8s.io", Resource: "storageclasses"}:                                  storageClassPrinter,
 	{Group: "events.k8s.io", Resource: "events"}:                                           eventsV1EventPrinter,

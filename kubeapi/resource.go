@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -41,6 +42,17 @@ type ResourceInfo struct {
 	// Unstructured says the resource's lists are unstructured, as a custom resource's are: items
 	// keep their kind and apiVersion, and metadata.continue is written even when empty.
 	Unstructured bool
+	// AnyVersion says the cache may hold the resource's objects in other versions of its group
+	// (a custom resource's versions without conversion, served from one cache of the stored
+	// objects, which keep the apiVersion they were written at): each object is served with this
+	// version's apiVersion, as the apiserver's conversion "None" serves it. The cache may then be
+	// registered in each version.
+	AnyVersion bool
+	// FieldSchema, when set, is the field selectors this version accepts, checked before the
+	// cache's (whose schema must hold them all): a custom resource's versions may each have
+	// selectableFields of their own while served from one cache. A selector it refuses gets the
+	// apiserver's 400 ("field label not supported: <f>"). nil: the cache's schema alone.
+	FieldSchema *selection.Schema
 	// StorageVersionHash is discovery's hash of the storage version ("" lists none).
 	StorageVersionHash string
 	// Subresources are listed in discovery after the resource, as the apiserver lists

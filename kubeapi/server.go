@@ -328,10 +328,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 	s.serveObject(w, r, res, namespace, name, watchPath)
 }
 
-// withKind returns the object with kind and apiVersion, adding them in front when the stored
-// bytes lack them (objects read from etcd have them; others may not). A single-object answer
+// withKind returns the object with kind and apiVersion (this version's, for an AnyVersion
+// resource), adding them in front when the stored bytes lack them (objects read from etcd have them; others may not). A single-object answer
 // (get, watch event) needs them to be decodable; list items are spliced as stored.
 func (r *resource) withKind(obj []byte) []byte {
+	obj = r.inVersion(obj)
 	if bytes.HasPrefix(obj, []byte(`{"kind":`)) {
 		return obj
 	}

@@ -33,7 +33,7 @@ func typePrefix(kind, gv string) []byte {
 // item (sliced=false): obj itself when it has neither member, else a copy without them.
 func (r *resource) listItem(obj []byte) (rest []byte, sliced bool) {
 	if r.info.Unstructured {
-		return obj, false
+		return r.inVersion(obj), false
 	}
 	if bytes.HasPrefix(obj, r.typePrefix) {
 		return obj[len(r.typePrefix):], true
@@ -42,6 +42,26 @@ func (r *resource) listItem(obj []byte) (rest []byte, sliced bool) {
 		return obj[n:], true
 	}
 	return withoutTypeMeta(obj), false
+}
+
+// inVersion returns obj with the resource's apiVersion when the resource is AnyVersion and obj
+// names another at its top level, else obj. A custom resource's stored object begins with its
+// apiVersion (unstructured objects are written with sorted keys), so finding it reads a few bytes.
+// The member is replaced where it is: the apiserver writes a converted custom resource with the
+// same sorted keys, so the object is the stored one but for that string.
+func (r *resource) inVersion(obj []byte) []byte {
+	if !r.info.AnyVersion {
+		return obj
+	}
+	v := gjson.GetBytes(obj, "apiVersion")
+	if v.Type != gjson.String || v.Str == r.gv || v.Index <= 0 || v.Index+len(v.Raw) > len(obj) {
+		return obj
+	}
+	gv := jsonString(r.gv)
+	out := make([]byte, 0, len(obj)-len(v.Raw)+len(gv))
+	out = append(out, obj[:v.Index]...)
+	out = append(out, gv...)
+	return append(out, obj[v.Index+len(v.Raw):]...)
 }
 
 // leadingTypeMeta returns the length of `{"kind":"…","apiVersion":"…",` (or apiVersion first) at

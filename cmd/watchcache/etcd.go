@@ -37,8 +37,8 @@ const (
 // etcdFeed is the source of serve --etcd-endpoints: the keyspace of a kube-apiserver (protobuf,
 // CBOR or JSON values), read by source/etcd — a paged range read of each resource's prefix, then a
 // watch from its revision with progress notifications as bookmarks. It serves every built-in
-// resource (source/etcd.Builtin) and the custom resources of the Established CRDs etcd holds at
-// start (at their storage version, with their selectableFields), or those --resources names; Load
+// resource (source/etcd.Builtin) and the custom resources of the Established CRDs etcd holds
+// (in every served version, with their columns and selectableFields), or those --resources names; Load
 // logs the prefixes etcd holds that it does not serve.
 //
 // Load starts the etcd source (which lists and then watches) and returns once every cache has its
@@ -50,6 +50,7 @@ type etcdFeed struct {
 	prefix    string                       // --etcd-prefix
 	resources []etcdsource.Resource        // served, in discovery order
 	schemas   map[string]*selection.Schema // of the custom resources, by cacheKey
+	customs   map[string]customResource    // the custom resources read at start, by cacheKey
 	log       *slog.Logger
 	transform func(context.Context, string, []byte) ([]byte, error) // the source's, for CRDs
 	crdRev    int64                                                 // etcd's revision when the CRDs were read
@@ -174,15 +175,19 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		return nil, err
 	}
 	all := etcdsource.Builtin()
-	schemas := map[string]*selection.Schema{}
+	schemas, customs := map[string]*selection.Schema{}, map[string]customResource{}
 	for _, cr := range crs {
 		s, err := cr.schema()
+		if err == nil {
+			_, err = cr.infos()
+		}
 		if err != nil {
 			log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
 			continue
 		}
 		all = append(all, cr.Resource)
 		schemas[cacheKey(cr.Resource.Resource, cr.Group)] = s
+		customs[cacheKey(cr.Resource.Resource, cr.Group)] = cr
 	}
 	resources, err := selectResources(all, ef.resources)
 	if err != nil {
@@ -195,6 +200,7 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		prefix:    pathPrefix,
 		resources: resources,
 		schemas:   schemas,
+		customs:   customs,
 		log:       log,
 		transform: opts.Transform,
 		crdRev:    crdRev,
@@ -202,17 +208,25 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 	}, nil
 }
 
+// Resources lists the built-in resources once and each custom resource once per served version,
+// all of whose versions build serves from one cache.
 func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
-	out := make([]kubeapi.ResourceInfo, len(f.resources))
-	for i, r := range f.resources {
-		out[i] = kubeapi.ResourceInfo{
+	var out []kubeapi.ResourceInfo
+	for _, r := range f.resources {
+		if cr, ok := f.customs[cacheKey(r.Resource, r.Group)]; ok {
+			infos, _ := cr.infos() // checked by newEtcdFeed
+			out = append(out, infos...)
+			continue
+		}
+		info := kubeapi.ResourceInfo{
 			Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced,
 			ShortNames: r.ShortNames, Categories: r.Categories,
 			// A custom resource's kinds name its group and version in aggregated discovery, as
 			// the apiextensions apiserver names them.
 			QualifiedKinds: f.schemas[cacheKey(r.Resource, r.Group)] != nil,
 		}
-		out[i].Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
+		info.Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
+		out = append(out, info)
 	}
 	return out
 }
@@ -225,8 +239,25 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 	for _, r := range f.resources {
 		if r.Resource == o.Resource.Name && r.Group == o.Resource.Group {
 			f.feedOptions(o, r.Prefix, f.schemas[cacheKey(r.Resource, r.Group)])
+			if t := etcdsource.ServedAs(r); t != nil {
+				// Stored at an older version (clustertrustbundles, …): served as the apiserver
+				// serves them, from the window and from etcd's history alike.
+				o.Transform = t
+				o.History = transformedHistory{o.History, t}
+			}
 		}
 	}
+}
+
+// transformedHistory is a History whose objects go through the cache's Transform, as the cache's
+// own objects do.
+type transformedHistory struct {
+	watchcache.History
+	transform watchcache.Transform
+}
+
+func (h transformedHistory) Range(ctx context.Context, rv uint64, from, prefix string, fn func(key string, obj []byte) bool) error {
+	return h.History.Range(ctx, rv, from, prefix, func(key string, obj []byte) bool { return fn(key, h.transform(obj)) })
 }
 
 // feedOptions sets the options of the cache of the resource under prefix: consistent reads and
@@ -258,6 +289,19 @@ func (f *etcdFeed) Load(ctx context.Context, c caches) error {
 			return err
 		}
 	}
+	// The custom resources served from start are followed as those found later are: a CRD
+	// deleted or changed stops their serving (follow).
+	f.mu.Lock()
+	for _, r := range f.resources {
+		key := cacheKey(r.Resource, r.Group)
+		if cr, ok := f.customs[key]; ok {
+			if f.dynamic == nil {
+				f.dynamic = map[string]*followed{}
+			}
+			f.dynamic[key] = &followed{cr: cr, cache: c[key]}
+		}
+	}
+	f.mu.Unlock()
 
 	f.mu.Lock()
 	if f.closed {
@@ -389,7 +433,14 @@ func (f *etcdFeed) readyChecks() []namedCheck {
 		if r.Group != "" {
 			name += "." + r.Group
 		}
-		out = append(out, namedCheck{"etcd/" + name, func() error { return f.src.Ready(r.Prefix) }})
+		_, custom := f.customs[cacheKey(r.Resource, r.Group)]
+		out = append(out, namedCheck{"etcd/" + name, func() error {
+			err := f.src.Ready(r.Prefix)
+			if custom && errors.Is(err, etcdsource.ErrInvalidPrefix) {
+				return nil // its CRD went: not served, so not waited for
+			}
+			return err
+		}})
 	}
 	return out
 }

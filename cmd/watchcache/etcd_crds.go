@@ -10,7 +10,10 @@ import (
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/watchcache/watchcache/fake"
+	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/selection"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
 )
@@ -19,18 +22,32 @@ import (
 // prefix (reference/observed-etcd-layout.md, "Custom resources").
 const crdPrefix = "apiextensions.k8s.io/customresourcedefinitions/"
 
-// customResource is a custom resource serve reads from etcd: where and how its objects are stored,
-// and the selectableFields of its storage version.
+// customResource is a custom resource serve reads from etcd: where and how its objects are stored
+// (Resource, at the storage version), and the versions the apiserver serves it in.
 type customResource struct {
 	etcdsource.Resource
-	// fields are the selectableFields' names ("spec.color" for jsonPath ".spec.color").
+	singular string
+	// versions are the served versions, in the CRD's order; the objects are the same in each
+	// (conversion None), with that version's apiVersion.
+	versions []crVersion
+	// fields are the selectableFields' names of every served version ("spec.color" for jsonPath
+	// ".spec.color"): the schema of the one cache all versions read.
 	fields []string
+}
+
+// crVersion is one served version of a custom resource: its selectableFields and its
+// additionalPrinterColumns (the CRD's shared ones when it has none of its own).
+type crVersion struct {
+	name    string
+	fields  []string
+	columns []apiextensionsv1.CustomResourceColumnDefinition
 }
 
 // storedCRD is what serve reads of a stored CustomResourceDefinition. The apiserver stores CRDs as
 // JSON at apiextensions.k8s.io/v1beta1 (observed on 1.37.2), whose versions carry their own
 // subresources, columns and selectableFields, or share them in the spec when every version has the
-// same (v1beta1's top-level fields); v1 objects read the same way.
+// same (v1beta1's top-level fields); v1 objects read the same way (encoding/json matches
+// "JSONPath" and v1's "jsonPath" alike).
 type storedCRD struct {
 	Metadata struct {
 		Name string `json:"name"`
@@ -39,13 +56,15 @@ type storedCRD struct {
 		Group string `json:"group"`
 		Names struct {
 			Plural     string   `json:"plural"`
+			Singular   string   `json:"singular"`
 			Kind       string   `json:"kind"`
 			ShortNames []string `json:"shortNames"`
 			Categories []string `json:"categories"`
 		} `json:"names"`
-		Scope            string            `json:"scope"`
-		SelectableFields []selectableField `json:"selectableFields"`
-		Versions         []storedVersion   `json:"versions"`
+		Scope                    string            `json:"scope"`
+		SelectableFields         []selectableField `json:"selectableFields"`
+		AdditionalPrinterColumns []storedColumn    `json:"additionalPrinterColumns"`
+		Versions                 []storedVersion   `json:"versions"`
 	} `json:"spec"`
 	Status struct {
 		Conditions []struct {
@@ -56,19 +75,29 @@ type storedCRD struct {
 }
 
 type storedVersion struct {
-	Name             string            `json:"name"`
-	Served           bool              `json:"served"`
-	Storage          bool              `json:"storage"`
-	SelectableFields []selectableField `json:"selectableFields"`
+	Name                     string            `json:"name"`
+	Served                   bool              `json:"served"`
+	Storage                  bool              `json:"storage"`
+	SelectableFields         []selectableField `json:"selectableFields"`
+	AdditionalPrinterColumns []storedColumn    `json:"additionalPrinterColumns"`
 }
 
 type selectableField struct {
 	JSONPath string `json:"jsonPath"`
 }
 
+// storedColumn is an additionalPrinterColumn as v1beta1 stores it.
+type storedColumn struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int32  `json:"priority"`
+	JSONPath    string `json:"JSONPath"`
+}
+
 // customResources reads the CRDs under prefix and returns the custom resources of those that are
-// Established, each at its storage version (the version its objects are stored in; serve serves
-// that one), and etcd's revision of the read. A CRD that cannot be read, or is not Established,
+// Established, with their storage and served versions, and etcd's revision of the read. A CRD that cannot be read, or is not Established,
 // is logged and left out.
 //
 // transform, when set, is the source's Options.Transform: CRDs encrypted at rest are read through it.
@@ -126,28 +155,46 @@ func parseCRD(value []byte) (customResource, error) {
 	if i < 0 {
 		return customResource{}, fmt.Errorf("CRD %q has no storage version", crd.Metadata.Name)
 	}
-	v := s.Versions[i]
-	if !v.Served {
-		return customResource{}, fmt.Errorf("CRD %q does not serve its storage version %s", crd.Metadata.Name, v.Name)
-	}
 	cr := customResource{Resource: etcdsource.Resource{
 		Prefix: s.Group + "/" + s.Names.Plural,
-		Group:  s.Group, Version: v.Name, Kind: s.Names.Kind, Resource: s.Names.Plural,
+		Group:  s.Group, Version: s.Versions[i].Name, Kind: s.Names.Kind, Resource: s.Names.Plural,
 		Namespaced: s.Scope == "Namespaced",
 		ShortNames: s.Names.ShortNames, Categories: s.Names.Categories,
-	}}
-	fields := v.SelectableFields
-	if len(fields) == 0 {
-		fields = s.SelectableFields
-	}
-	for _, f := range fields {
-		// A selectableField's jsonPath is a simple path (".spec.color"); its field selector name is
-		// the path without the leading dot (apiextensions validation).
-		name := strings.TrimPrefix(f.JSONPath, ".")
-		if name == "" || name == f.JSONPath {
-			return customResource{}, fmt.Errorf("CRD %q: selectableField %q is not a path from the object's root", crd.Metadata.Name, f.JSONPath)
+	}, singular: s.Names.Singular}
+	for _, v := range s.Versions {
+		if !v.Served {
+			continue
 		}
-		cr.fields = append(cr.fields, name)
+		cv := crVersion{name: v.Name}
+		fields := v.SelectableFields
+		if len(fields) == 0 {
+			fields = s.SelectableFields
+		}
+		for _, f := range fields {
+			// A selectableField's jsonPath is a simple path (".spec.color"); its field selector
+			// name is the path without the leading dot (apiextensions validation).
+			name := strings.TrimPrefix(f.JSONPath, ".")
+			if name == "" || name == f.JSONPath {
+				return customResource{}, fmt.Errorf("CRD %q: selectableField %q is not a path from the object's root", crd.Metadata.Name, f.JSONPath)
+			}
+			cv.fields = append(cv.fields, name)
+			if !slices.Contains(cr.fields, name) {
+				cr.fields = append(cr.fields, name)
+			}
+		}
+		cols := v.AdditionalPrinterColumns
+		if len(cols) == 0 {
+			cols = s.AdditionalPrinterColumns
+		}
+		for _, c := range cols {
+			cv.columns = append(cv.columns, apiextensionsv1.CustomResourceColumnDefinition{
+				Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath,
+			})
+		}
+		cr.versions = append(cr.versions, cv)
+	}
+	if len(cr.versions) == 0 {
+		return customResource{}, fmt.Errorf("CRD %q serves no version", crd.Metadata.Name)
 	}
 	return cr, nil
 }
@@ -163,4 +210,33 @@ func (cr customResource) schema() (*selection.Schema, error) {
 		}
 	}
 	return s, nil
+}
+
+// infos returns what kubeapi serves of each served version: the CRD's names and scope, the
+// storage version's hash in discovery, the version's printer columns
+// (fake.CustomResourcePrinter, as the fake prints them) and field selectors; the objects are
+// unstructured and served in the request's version (AnyVersion: one cache for all versions).
+func (cr customResource) infos() ([]kubeapi.ResourceInfo, error) {
+	var out []kubeapi.ResourceInfo
+	for _, v := range cr.versions {
+		info := kubeapi.ResourceInfo{
+			Group: cr.Group, Version: v.name, Resource: cr.Resource.Resource, SingularName: cr.singular, Kind: cr.Kind,
+			Namespaced: cr.Namespaced, ShortNames: cr.ShortNames, Categories: cr.Categories,
+			StorageVersionHash: fake.StorageVersionHash(cr.Group, cr.Version, cr.Kind),
+			Printer:            fake.CustomResourcePrinter(v.columns),
+			Unstructured:       true, AnyVersion: true,
+		}
+		if !slices.Equal(v.fields, cr.fields) {
+			s := selection.CustomResourceSchema(cr.Namespaced)
+			for _, f := range v.fields {
+				var err error
+				if s, err = s.WithField(f, f); err != nil {
+					return nil, fmt.Errorf("%s.%s %s: %w", cr.Resource.Resource, cr.Group, v.name, err)
+				}
+			}
+			info.FieldSchema = s
+		}
+		out = append(out, info)
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,7 +16,7 @@ import (
 
 // TestServeEtcdCustomResources: serve --etcd-endpoints serves the custom resources of every
 // Established CRD in etcd, from the values kube-apiserver 1.37.2 wrote (testdata, recorded from
-// the oracle: reference/observed-etcd-layout.md, "Custom resources"): at the storage version, with
+// the oracle: reference/observed-etcd-layout.md, "Custom resources"): in every served version, with
 // the CRD's scope, short names and categories in discovery, and its selectableFields as field
 // selectors. A CRD whose names were not accepted (gizmos: "WidgetList" is already in use) is not
 // served, as the apiserver serves it not.
@@ -53,7 +54,7 @@ func TestServeEtcdCustomResources(t *testing.T) {
 		{"/apis/example.com/v1/widgets?fieldSelector=spec.size%3D3", 400, "", nil},
 		{"/apis/other.example.org/v1alpha1/clusterthings", 200, "ClusterThingList", []string{"/t1"}},
 		{"/apis/example.com/v1/gizmos", 404, "", nil},
-		{"/apis/example.com/v1beta1/widgets", 404, "", nil}, // only the storage version is served
+		{"/apis/example.com/v1beta1/widgets", 200, "WidgetList", []string{"ns-a/w1", "ns-a/w2"}}, // every served version
 	} {
 		code, kind, items := names(tc.path)
 		if code != tc.code || kind != tc.kind || !slices.Equal(items, tc.items) {
@@ -107,16 +108,25 @@ func TestParseCRD(t *testing.T) {
 		name, value, err string
 		prefix, version  string
 		fields           []string
+		served           []string // nil: the storage version alone
+		columns          []string // "name jsonPath priority" of each served version's first column, if any
 	}{
 		{name: "v1beta1 with top-level selectableFields",
 			value:  `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"scope":"Cluster","selectableFields":[{"jsonPath":".spec.a"}],"versions":[{"name":"v1","served":true,"storage":true}]},` + established + `}`,
 			prefix: "g.io/things", version: "v1", fields: []string{"spec.a"}},
 		{name: "storage version not first",
 			value:  `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v2","served":true},{"name":"v1","served":true,"storage":true,"selectableFields":[{"jsonPath":".status.b"}]}]},` + established + `}`,
-			prefix: "g.io/things", version: "v1", fields: []string{"status.b"}},
+			prefix: "g.io/things", version: "v1", fields: []string{"status.b"}, served: []string{"v2", "v1"}},
 		{name: "not established", value: `{"metadata":{"name":"things.g.io"},"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","served":true,"storage":true}]},"status":{"conditions":[{"type":"Established","status":"False"}]}}`, err: "not Established"},
 		{name: "no storage version", value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","served":true}]},` + established + `}`, err: "no storage version"},
-		{name: "storage version not served", value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","storage":true}]},` + established + `}`, err: "does not serve"},
+		{name: "storage version not served",
+			value:  `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","storage":true},{"name":"v2","served":true}]},` + established + `}`,
+			prefix: "g.io/things", version: "v1", served: []string{"v2"}},
+		{name: "columns per version and shared",
+			value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"additionalPrinterColumns":[{"name":"Shape","type":"string","JSONPath":".spec.shape"}],"versions":[` +
+				`{"name":"v1","served":true,"storage":true,"additionalPrinterColumns":[{"name":"Size","type":"integer","priority":1,"JSONPath":".spec.size"}],"selectableFields":[{"jsonPath":".spec.a"}]},{"name":"v2","served":true}]},` + established + `}`,
+			prefix: "g.io/things", version: "v1", fields: []string{"spec.a"}, served: []string{"v1", "v2"}, columns: []string{"Size .spec.size 1", "Shape .spec.shape 0"}},
+		{name: "no served version", value: `{"spec":{"group":"g.io","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","storage":true}]},` + established + `}`, err: "serves no version"},
 		{name: "no names", value: `{"spec":{"group":"g.io","versions":[{"name":"v1","served":true,"storage":true}]},` + established + `}`, err: "no group, plural or kind"},
 		{name: "protobuf", value: "k8s\x00\x0a\x0b", err: "not JSON"},
 		{name: "truncated JSON", value: `{"spec":`, err: "decode"},
@@ -131,6 +141,20 @@ func TestParseCRD(t *testing.T) {
 			}
 			if err != nil || cr.Prefix != tc.prefix || cr.Version != tc.version || !slices.Equal(cr.fields, tc.fields) {
 				t.Fatalf("parseCRD: %+v %v, want prefix %s version %s fields %v", cr, err, tc.prefix, tc.version, tc.fields)
+			}
+			served, columns := []string(nil), []string(nil)
+			for _, v := range cr.versions {
+				served = append(served, v.name)
+				if len(v.columns) > 0 {
+					c := v.columns[0]
+					columns = append(columns, fmt.Sprintf("%s %s %d", c.Name, c.JSONPath, c.Priority))
+				}
+			}
+			if tc.served == nil {
+				tc.served = []string{tc.version}
+			}
+			if !slices.Equal(served, tc.served) || !slices.Equal(columns, tc.columns) {
+				t.Errorf("served versions %v, columns %v; want %v, %v", served, columns, tc.served, tc.columns)
 			}
 		})
 	}
@@ -174,10 +198,20 @@ func TestServeFollowsCRDs(t *testing.T) {
 	if kinds := aggregatedKinds(t, base); kinds["example.com/v1/widgets"] != "example.com/v1/Widget" {
 		t.Errorf("aggregated discovery after the CRD: %v", kinds)
 	}
+	// The CRD's other served version, v1beta1, serves the same objects in its apiVersion.
+	var w1 struct{ APIVersion string }
+	v1beta1 := strings.Replace(widgets, "/v1/", "/v1beta1/", 1)
+	if code := getJSON(t, v1beta1+"/w1", &w1); code != http.StatusOK || w1.APIVersion != "example.com/v1beta1" {
+		t.Errorf("w1 at v1beta1 after the CRD: %d %q", code, w1.APIVersion)
+	}
+
 	if _, err := cli.Delete(t.Context(), crdKey+"widgets.example.com"); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, widgets, nil) == http.StatusNotFound })
+	if code := getJSON(t, v1beta1, nil); code != http.StatusNotFound {
+		t.Errorf("widgets at v1beta1 after the CRD went: %d, want 404", code)
+	}
 	if code := getJSON(t, base+"/apis/example.com/v1", nil); code != http.StatusNotFound {
 		t.Errorf("discovery of example.com/v1 after the CRD went: %d, want 404", code)
 	}
@@ -230,4 +264,41 @@ func recordedCustomResources(t *testing.T) map[string]string {
 		out[kv.Key] = kv.Value
 	}
 	return out
+}
+
+// TestServeEtcdUnservesStartCRDs: a custom resource served from start stops being served, in
+// every version, when its CRD is deleted from etcd — 404, /readyz still ok — and is served again,
+// with its objects, when the CRD is written back, as the resources of CRDs created later are.
+func TestServeEtcdUnservesStartCRDs(t *testing.T) {
+	cli, endpoint := startEtcd(t)
+	put := etcdPut(t, cli)
+	values := recordedCustomResources(t)
+	for key, value := range values {
+		put(key, value)
+	}
+	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	const crd = "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com"
+	v1, v1beta1 := base+"/apis/example.com/v1/namespaces/ns-a/widgets", base+"/apis/example.com/v1beta1/namespaces/ns-a/widgets"
+	var l podList
+	if code := getJSON(t, v1, &l); code != http.StatusOK || l.names() != "ns-a/w1 ns-a/w2" {
+		t.Fatalf("widgets from start: %d %s", code, l.names())
+	}
+	if _, err := cli.Delete(t.Context(), crd); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, v1, nil) == http.StatusNotFound })
+	if code := getJSON(t, v1beta1, nil); code != http.StatusNotFound {
+		t.Errorf("widgets at v1beta1 after the CRD went: %d", code)
+	}
+	if code := getJSON(t, base+"/readyz", nil); code != http.StatusOK {
+		t.Errorf("/readyz after the CRD went: %d", code)
+	}
+	if code := getJSON(t, base+"/apis/other.example.org/v1alpha1/clusterthings", nil); code != http.StatusOK {
+		t.Errorf("clusterthings after widgets went: %d", code)
+	}
+	put(crd, values[crd])
+	waitUntil(t, "widgets served again", func() bool { return getJSON(t, v1beta1, &l) == http.StatusOK && l.names() == "ns-a/w1 ns-a/w2" })
+	if code := getJSON(t, base+"/readyz", nil); code != http.StatusOK {
+		t.Errorf("/readyz with widgets back: %d", code)
+	}
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"path"
-	"slices"
+	"reflect"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -36,9 +36,9 @@ const crdRetry = time.Second
 
 // follow watches the CRDs in etcd from the revision they were read at, and serves the custom
 // resources of CRDs that become Established, stops serving those of CRDs deleted or no longer
-// Established, and serves again those whose storage version or selectableFields changed — as the
-// apiextensions apiserver starts and stops serving them. The resources served from start stay as
-// they are until a restart. With --resources, no CRD is followed (the list names what to serve).
+// Established, and serves again those whose versions, columns or selectableFields changed — as the
+// apiextensions apiserver starts and stops serving them, those served from start included. With
+// --resources, no CRD is followed (the list names what to serve).
 func (f *etcdFeed) follow(ctx context.Context, reg registrar) {
 	if f.narrowed {
 		f.log.Info("CRDs are not followed: --resources names what is served")
@@ -103,9 +103,12 @@ func (f *etcdFeed) reconcile(ctx context.Context, reg registrar) (int64, bool) {
 		f.log.Warn("cannot read the CRDs", "err", err)
 		return 0, false
 	}
-	static := map[string]bool{}
+	static := map[string]bool{} // the built-in resources; custom ones are all followed
 	for _, r := range f.resources {
-		static[cacheKey(r.Resource, r.Group)] = true
+		k := cacheKey(r.Resource, r.Group)
+		if _, custom := f.customs[k]; !custom {
+			static[k] = true
+		}
 	}
 	want := map[string]customResource{}
 	for _, cr := range crs {
@@ -119,7 +122,7 @@ func (f *etcdFeed) reconcile(ctx context.Context, reg registrar) (int64, bool) {
 		return rev, true
 	}
 	for k, fl := range f.dynamic {
-		if cr, ok := want[k]; !ok || cr.Version != fl.cr.Version || cr.Namespaced != fl.cr.Namespaced || !slices.Equal(cr.fields, fl.cr.fields) {
+		if cr, ok := want[k]; !ok || cr.Version != fl.cr.Version || cr.Namespaced != fl.cr.Namespaced || !reflect.DeepEqual(cr.versions, fl.cr.versions) {
 			f.unfollowLocked(reg, k)
 		}
 	}
@@ -138,20 +141,28 @@ func (f *etcdFeed) followLocked(reg registrar, key string, cr customResource) {
 		f.log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
 		return
 	}
-	opts := watchcache.Options{Resource: watchcache.Resource{Name: cr.Resource.Resource, Group: cr.Group, Namespaced: cr.Namespaced}}
-	f.feedOptions(&opts, cr.Prefix, s)
-	c := watchcache.New(opts)
-	info := kubeapi.ResourceInfo{
-		Group: cr.Group, Version: cr.Version, Resource: cr.Resource.Resource, Kind: cr.Kind, Namespaced: cr.Namespaced,
-		ShortNames: cr.ShortNames, Categories: cr.Categories, QualifiedKinds: true,
-	}
-	if err := reg.Register(info, c); err != nil {
-		c.Stop()
+	infos, err := cr.infos()
+	if err != nil {
 		f.log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
 		return
 	}
+	opts := watchcache.Options{Resource: watchcache.Resource{Name: cr.Resource.Resource, Group: cr.Group, Namespaced: cr.Namespaced}}
+	f.feedOptions(&opts, cr.Prefix, s)
+	c := watchcache.New(opts)
+	for i, info := range infos {
+		if err := reg.Register(info, c); err != nil {
+			for _, done := range infos[:i] {
+				_ = reg.Unregister(done.Group, done.Version, done.Resource)
+			}
+			c.Stop()
+			f.log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "version", info.Version, "err", err)
+			return
+		}
+	}
 	if err := f.src.Add(cr.Prefix, c); err != nil {
-		_ = reg.Unregister(cr.Group, cr.Version, cr.Resource.Resource)
+		for _, info := range infos {
+			_ = reg.Unregister(info.Group, info.Version, info.Resource)
+		}
 		c.Stop()
 		f.log.Warn("custom resource not served", "resource", cr.Resource.Resource, "group", cr.Group, "err", err)
 		return
@@ -160,7 +171,7 @@ func (f *etcdFeed) followLocked(reg registrar, key string, cr customResource) {
 		f.dynamic = map[string]*followed{}
 	}
 	f.dynamic[key] = &followed{cr: cr, cache: c}
-	f.log.Info("serving a custom resource of a new CRD", "resource", cr.Resource.Resource, "group", cr.Group, "version", cr.Version)
+	f.log.Info("serving a custom resource of a new CRD", "resource", cr.Resource.Resource, "group", cr.Group, "storageVersion", cr.Version, "versions", len(cr.versions))
 }
 
 // unfollowLocked stops serving a followed resource: its paths answer 404 and its watches end. The
@@ -168,7 +179,9 @@ func (f *etcdFeed) followLocked(reg registrar, key string, cr customResource) {
 func (f *etcdFeed) unfollowLocked(reg registrar, key string) {
 	fl := f.dynamic[key]
 	delete(f.dynamic, key)
-	_ = reg.Unregister(fl.cr.Group, fl.cr.Version, fl.cr.Resource.Resource)
+	for _, v := range fl.cr.versions {
+		_ = reg.Unregister(fl.cr.Group, v.name, fl.cr.Resource.Resource)
+	}
 	_ = f.src.Remove(fl.cr.Prefix)
 	fl.cache.Stop()
 	f.log.Info("no longer serving a custom resource: its CRD was deleted or changed", "resource", fl.cr.Resource.Resource, "group", fl.cr.Group)

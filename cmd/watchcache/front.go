@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/watchcache/watchcache/cmd/watchcache/internal/gate"
@@ -40,10 +41,13 @@ type safetyFlags struct {
 	tlsCertFile, tlsKeyFile string
 	tlsSelfSigned           bool
 	gate                    gate.Config
+	// delegatedAuth is --delegated-auth: with --kubeconfig, the cluster authenticates and
+	// authorizes serve's clients (delegate).
+	delegatedAuth bool
 
 	maxInFlight, maxMutatingInFlight, maxWatches int
 	minRequestTimeout, writeTimeout              time.Duration
-	shutdownTimeout                              time.Duration
+	shutdownTimeout, shutdownDelay               time.Duration
 	encryptionConfig                             string
 }
 
@@ -56,12 +60,14 @@ func addSafetyFlags(fs *flag.FlagSet, f *safetyFlags) {
 	fs.StringVar(&f.gate.AuthenticationKubeconfig, "authentication-kubeconfig", "", "authenticate bearer tokens with this cluster's TokenReview, cached 10s (\"in-cluster\": the pod's service account)")
 	fs.StringVar(&f.gate.AuthorizationKubeconfig, "authorization-kubeconfig", "", "authorize requests with this cluster's SubjectAccessReview, cached 5m when allowed and 30s when denied (\"in-cluster\": the pod's service account)")
 	fs.StringVar(&f.gate.AuthorizationPolicyFile, "authorization-policy-file", "", "authorize requests with this ABAC policy file (the kube-apiserver's format, one Policy a line)")
+	fs.BoolVar(&f.delegatedAuth, "delegated-auth", true, "with --kubeconfig: authenticate bearer tokens with that cluster's TokenReview and authorize requests with its SubjectAccessReview, as an aggregated apiserver does (serve's account needs the system:auth-delegator ClusterRole); --delegated-auth=false serves without credentials, on loopback only")
 	fs.IntVar(&f.maxInFlight, "max-requests-inflight", defaultMaxRequestsInFlight, "non-mutating requests (list, get) in flight before 429 with Retry-After (0: no limit; watches are counted by --max-watches)")
 	fs.IntVar(&f.maxMutatingInFlight, "max-mutating-requests-inflight", defaultMaxMutatingRequestsInFlight, "mutating requests in flight before 429 with Retry-After (0: no limit)")
 	fs.IntVar(&f.maxWatches, "max-watches", defaultMaxWatches, "concurrent watches before 429 with Retry-After (0: no limit)")
 	fs.DurationVar(&f.minRequestTimeout, "min-request-timeout", kubeapi.DefaultMinRequestTimeout, "a watch without timeoutSeconds ends after a random time between this and twice this (as the kube-apiserver's)")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 0, "the longest a client may take to read a whole non-watch response, or one write of a watch, before its connection is closed (default --request-timeout + 1s)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "on SIGTERM or SIGINT, how long requests in flight may finish before they are cut")
+	fs.DurationVar(&f.shutdownDelay, "shutdown-delay-duration", 0, "on SIGTERM or SIGINT, how long serve goes on serving with /readyz failing before it stops accepting and drains, so that load balancers and endpoints take it out first (as the kube-apiserver's)")
 	fs.StringVar(&f.encryptionConfig, "encryption-provider-config", "", "the kube-apiserver's EncryptionConfiguration file: read the values it encrypted at rest (with --etcd-endpoints)")
 }
 
@@ -88,6 +94,7 @@ func newFront(listen string, f safetyFlags, log *slog.Logger) (*front, error) {
 		{"max-requests-inflight", int64(f.maxInFlight)}, {"max-mutating-requests-inflight", int64(f.maxMutatingInFlight)},
 		{"max-watches", int64(f.maxWatches)}, {"min-request-timeout", int64(f.minRequestTimeout)},
 		{"write-timeout", int64(f.writeTimeout)}, {"shutdown-timeout", int64(f.shutdownTimeout)},
+		{"shutdown-delay-duration", int64(f.shutdownDelay)},
 	} {
 		if n.v < 0 {
 			return nil, fmt.Errorf("--%s must be ≥ 0", n.flag)
@@ -154,7 +161,19 @@ type statsSource interface {
 	stats() (name string, stats any)
 }
 
-// serve answers on ln until ctx ends, then shuts down: it stops accepting, ends the watches (their
+// readyAdder is a handler with a /readyz serve adds its own checks to: kubeapi.Server and the
+// fake.
+type readyAdder interface {
+	AddReadyCheck(name string, check func() error) error
+}
+
+// errShuttingDown is why the "shutdown" check fails, as kube-apiserver's says it at
+// /readyz/shutdown (reference/observed-shutdown.md).
+var errShuttingDown = errors.New("process is shutting down")
+
+// serve answers on ln until ctx ends, then shuts down: /readyz fails at once, with the
+// apiserver's "[-]shutdown failed" line, while every other request is still served for
+// --shutdown-delay-duration; then it stops accepting, ends the watches (their
 // streams end cleanly, as when a watch times out), lets the other requests finish within
 // --shutdown-timeout and cuts those still running after it, then stops the source. The caller
 // stops the caches.
@@ -174,6 +193,19 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 			defer cancel()
 			return s.revision(ctx)
 		})
+	}
+	// kube-apiserver's readyz lists "shutdown" last, after its other checks; serve's resources
+	// followed later are listed among the resources, before it.
+	var shuttingDown atomic.Bool
+	if ra, ok := app.(readyAdder); ok {
+		if err := ra.AddReadyCheck("shutdown", func() error {
+			if shuttingDown.Load() {
+				return errShuttingDown
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 	}
 	drain, startDrain := context.WithCancel(context.Background())
 	defer startDrain()
@@ -239,7 +271,9 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 		}
 		serveErr <- hs.Serve(ln)
 	}()
-	runCtx, stopRun := context.WithCancel(ctx)
+	// The source runs until the drain is over, not until the signal: through the shutdown delay
+	// and the drain the caches stay current, and reads waiting for a resourceVersion can finish.
+	runCtx, stopRun := context.WithCancel(context.Background())
 	defer stopRun()
 	runErr := make(chan error, 1)
 	go func() { runErr <- src.Run(runCtx, cs) }()
@@ -248,12 +282,28 @@ func (f *front) serve(ctx context.Context, ln net.Listener, app http.Handler, cs
 	// put back for the collection below.
 	select {
 	case <-ctx.Done():
-		f.log.Info("shutting down", "timeout", f.flags.shutdownTimeout)
+		f.log.Info("shutting down", "timeout", f.flags.shutdownTimeout, "delay", f.flags.shutdownDelay)
+		shuttingDown.Store(true)
+		if d := f.flags.shutdownDelay; d > 0 {
+			// Everything is still served, /readyz failing, so that whoever routes clients here
+			// sees it and stops before the listener closes (kube-apiserver's
+			// --shutdown-delay-duration).
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case err := <-serveErr:
+				serveErr <- err
+			case err := <-runErr:
+				runErr <- err
+			}
+			t.Stop()
+		}
 	case err := <-serveErr:
 		serveErr <- err
 	case err := <-runErr:
 		runErr <- err
 	}
+	shuttingDown.Store(true)
 	var failure error
 	startDrain()
 	sctx, cancel := context.WithTimeout(context.Background(), f.flags.shutdownTimeout)

@@ -47,6 +47,7 @@ type kubeFeed struct {
 	runCtx  context.Context // the sources' context, which Close ends
 	wg      sync.WaitGroup
 	srcs    []*kubesource.Source
+	static  map[string]kubeStatic    // resources served from start and still served, by cacheKey; set by Load
 	dynamic map[string]*kubeFollowed // resources that appeared in discovery while serving, by cacheKey
 	retired kubesource.Stats         // the counters of followed resources that went
 	closed  bool
@@ -169,10 +170,15 @@ func (f *kubeFeed) Load(ctx context.Context, c caches) error {
 			byGV[gv] = src
 			f.srcs = append(f.srcs, src)
 		}
-		if err := src.Add(info.Resource, c[cacheKey(info.Resource, info.Group)]); err != nil {
+		cache := c[cacheKey(info.Resource, info.Group)]
+		if err := src.Add(info.Resource, cache); err != nil {
 			f.mu.Unlock()
 			return fmt.Errorf("feed %s of %s: %w", info.Resource, gv, err)
 		}
+		if f.static == nil {
+			f.static = map[string]kubeStatic{}
+		}
+		f.static[cacheKey(info.Resource, info.Group)] = kubeStatic{info: info, cache: cache}
 	}
 	for gv, src := range byGV {
 		f.wg.Go(func() {

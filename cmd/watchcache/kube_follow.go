@@ -24,10 +24,18 @@ type kubeFollowed struct {
 	done  chan struct{}
 }
 
+// kubeStatic is a resource served from start: its cache, fed by the source of its group and
+// version, which ends the resource's feed when the cache stops.
+type kubeStatic struct {
+	info  kubeapi.ResourceInfo
+	cache *watchcache.Cache
+}
+
 // follow reads the cluster's discovery again every f.rediscover and serves the resources that
-// appeared in it (a CRD Established, an aggregated API registered), and stops serving those of them
-// that left it again or changed version. The resources served from start stay until a restart.
-// With --resources, nothing new is followed.
+// appeared in it (a CRD Established, an aggregated API registered), and stops serving those that
+// left it or changed version or scope — served from start or found later alike, as the apiserver
+// stops serving a deleted CRD's resource. A resource that comes back is served again as a new one.
+// With --resources, discovery is not followed: the list names what is served.
 func (f *kubeFeed) follow(ctx context.Context, reg registrar) {
 	if f.narrowed {
 		f.log.Info("discovery is not followed: --resources names what is served")
@@ -57,38 +65,53 @@ func (f *kubeFeed) follow(ctx context.Context, reg registrar) {
 	})
 }
 
-// rediscoverOnce makes the followed resources match discovery.
+// rediscoverOnce makes the served resources match discovery. An incomplete discovery (a group
+// that did not answer) removes nothing: a resource missing from it may only be unreachable.
 func (f *kubeFeed) rediscoverOnce(ctx context.Context, reg registrar) {
 	lists, err := f.dc.ServerPreferredResources()
 	if err != nil && len(lists) == 0 {
 		f.log.Warn("discovery failed; the served resources stay as they are", "err", err)
 		return
 	}
-	static := map[string]bool{}
-	for _, r := range f.resources {
-		static[cacheKey(r.Resource, r.Group)] = true
-	}
-	want := map[string]kubeapi.ResourceInfo{}
+	found := map[string]kubeapi.ResourceInfo{}
 	for _, info := range listable(lists) {
-		if k := cacheKey(info.Resource, info.Group); !static[k] {
-			want[k] = info
-		}
+		found[cacheKey(info.Resource, info.Group)] = info
+	}
+	gone := func(k string, served kubeapi.ResourceInfo) bool {
+		info, ok := found[k]
+		return !ok && err == nil || ok && (info.Version != served.Version || info.Namespaced != served.Namespaced)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return
 	}
+	for k, st := range f.static {
+		if gone(k, st.info) {
+			f.unserveStaticLocked(reg, k)
+		}
+	}
 	for k, fl := range f.dynamic {
-		if info, ok := want[k]; !ok && err == nil || ok && (info.Version != fl.info.Version || info.Namespaced != fl.info.Namespaced) {
+		if gone(k, fl.info) {
 			f.unfollowLocked(reg, k)
 		}
 	}
-	for k, info := range want {
-		if f.dynamic[k] == nil {
+	for k, info := range found {
+		if _, static := f.static[k]; !static && f.dynamic[k] == nil {
 			f.followLocked(ctx, reg, k, info)
 		}
 	}
+}
+
+// unserveStaticLocked stops serving a resource served from start: its paths answer 404, its
+// watches end, and stopping its cache ends its feed (the other resources of its group and version
+// go on). The caller holds f.mu.
+func (f *kubeFeed) unserveStaticLocked(reg registrar, key string) {
+	st := f.static[key]
+	delete(f.static, key)
+	_ = reg.Unregister(st.info.Group, st.info.Version, st.info.Resource)
+	st.cache.Stop()
+	f.log.Info("no longer serving a resource that left discovery", "resource", st.info.Resource, "group", st.info.Group)
 }
 
 // followLocked starts serving info through a source of its own. The caller holds f.mu.

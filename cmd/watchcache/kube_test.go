@@ -68,7 +68,7 @@ func TestServeKubeconfig(t *testing.T) {
 		}
 	}
 
-	base, _ := startServe(t, "--kubeconfig", kubeconfig)
+	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--delegated-auth=false")
 	var l podList
 	if code := getJSON(t, base+"/api/v1/pods", &l); code != http.StatusOK || l.names() != "ns-a/p1 ns-b/p2" {
 		t.Fatalf("pods through serve: %d %s", code, l.names())
@@ -98,7 +98,7 @@ func TestServeKubeconfig(t *testing.T) {
 			strings.Contains(string(metrics), `watchcache_source_events_total{source="kube"} 1`)
 	})
 
-	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--resources", "deploy")
+	narrowed, _ := startServe(t, "--kubeconfig", kubeconfig, "--delegated-auth=false", "--resources", "deploy")
 	if code := getJSON(t, narrowed+"/api/v1/pods", nil); code != http.StatusNotFound {
 		t.Fatalf("pods with --resources deploy: %d", code)
 	}
@@ -143,7 +143,7 @@ func TestServeKubeconfigFollowsDiscovery(t *testing.T) {
 	if err := run(t.Context(), []string{"serve", "--listen", "127.0.0.1:0", "--kubeconfig", kubeconfig, "--rediscover-interval", "0s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--rediscover-interval") {
 		t.Fatalf("--rediscover-interval 0s: %v", err)
 	}
-	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--rediscover-interval", "20ms")
+	base, _ := startServe(t, "--kubeconfig", kubeconfig, "--delegated-auth=false", "--rediscover-interval", "20ms")
 	path := base + "/apis/example.com/v1/namespaces/ns-a/widgets"
 	if code := getJSON(t, path, nil); code != http.StatusNotFound {
 		t.Fatalf("widgets before they are in discovery: %d", code)
@@ -251,7 +251,7 @@ func TestServeKubeconfigAggregatedDiscovery(t *testing.T) {
 	t.Cleanup(pods.Stop)
 	t.Cleanup(widgets.Stop)
 	t.Cleanup(gizmos.Stop)
-	base, _ := startServe(t, "--kubeconfig", writeKubeconfig(t, hs.URL), "--rediscover-interval", "20ms")
+	base, _ := startServe(t, "--kubeconfig", writeKubeconfig(t, hs.URL), "--delegated-auth=false", "--rediscover-interval", "20ms")
 	for _, p := range []string{"/api", "/apis"} {
 		if got, want := aggregatedETag(t, base+p), aggregatedETag(t, hs.URL+p); got != want {
 			t.Errorf("%s: serve's ETag %s, upstream's %s", p, got, want)
@@ -299,3 +299,76 @@ func TestServeKubeconfigAggregatedDiscovery(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestServeKubeconfigUnservesStartResources: a resource served from start that leaves the
+// cluster's discovery (its CRD deleted) stops being served at the next rediscovery — its paths
+// answer 404 and its watches end — while the others of its group and version go on; when it comes
+// back it is served again, as a resource that appeared.
+func TestServeKubeconfigUnservesStartResources(t *testing.T) {
+	upstream := kubeapi.NewServer(kubeapi.Options{})
+	newCache := func(name string) *watchcache.Cache {
+		c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: name, Group: "example.com", Namespaced: true}})
+		t.Cleanup(c.Stop)
+		return c
+	}
+	widgets, gadgets := newCache("widgets"), newCache("gadgets")
+	widgetInfo := kubeapi.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+	gadgetInfo := kubeapi.ResourceInfo{Group: "example.com", Version: "v1", Resource: "gadgets", Kind: "Gadget", Namespaced: true}
+	for _, r := range []struct {
+		info kubeapi.ResourceInfo
+		c    *watchcache.Cache
+		obj  string
+	}{
+		{widgetInfo, widgets, `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w1","namespace":"ns-a"}}`},
+		{gadgetInfo, gadgets, `{"kind":"Gadget","apiVersion":"example.com/v1","metadata":{"name":"g1","namespace":"ns-a"}}`},
+	} {
+		if err := upstream.Register(r.info, r.c); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.c.Replace([][]byte{[]byte(r.obj)}, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := httptest.NewServer(upstream)
+	t.Cleanup(hs.Close)
+	base, logs := startServe(t, "--kubeconfig", writeKubeconfig(t, hs.URL), "--delegated-auth=false", "--rediscover-interval", "20ms")
+	widgetsPath, gadgetsPath := base+"/apis/example.com/v1/namespaces/ns-a/widgets", base+"/apis/example.com/v1/namespaces/ns-a/gadgets"
+	var l podList
+	if code := getJSON(t, widgetsPath, &l); code != http.StatusOK || l.names() != "ns-a/w1" {
+		t.Fatalf("widgets from start: %d %s", code, l.names())
+	}
+	watch, err := http.Get(widgetsPath + "?watch=1&resourceVersion=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Body.Close()
+	watchEnd := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, watch.Body)
+		close(watchEnd)
+	}()
+
+	if err := upstream.Unregister("example.com", "v1", "widgets"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "widgets no longer served", func() bool { return getJSON(t, widgetsPath, nil) == http.StatusNotFound })
+	select {
+	case <-watchEnd:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch of widgets did not end")
+	}
+	if code := getJSON(t, gadgetsPath, &l); code != http.StatusOK || l.names() != "ns-a/g1" {
+		t.Errorf("gadgets after widgets went: %d %s", code, l.names())
+	}
+	if code := getJSON(t, base+"/readyz", nil); code != http.StatusOK {
+		t.Errorf("/readyz after widgets went: %d", code)
+	}
+	if !strings.Contains(logs.String(), "no longer serving a resource that left discovery") {
+		t.Errorf("log: %s", logs.String())
+	}
+
+	if err := upstream.Register(widgetInfo, widgets); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "widgets served again", func() bool { return getJSON(t, widgetsPath, &l) == http.StatusOK && l.names() == "ns-a/w1" })
+}

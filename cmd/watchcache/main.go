@@ -23,9 +23,11 @@
 //
 // With --etcd-endpoints it serves instead the built-in resources a kube-apiserver keeps in that
 // etcd (protobuf, its default, CBOR or JSON; --resources narrows them), next to the apiserver and
-// with its semantics, consistent reads included. With --kubeconfig it serves every listable resource
-// of a live cluster (built-in, custom and aggregated), each fed through the cluster's apiserver by a
-// reflector.
+// with its semantics, consistent reads included, custom resources in every version their CRD
+// serves. With --kubeconfig it serves every listable resource of a live cluster (built-in, custom
+// and aggregated), each fed through the cluster's apiserver by a reflector, and asks that cluster
+// who a client is and what it may read (TokenReview, SubjectAccessReview), as an aggregated
+// apiserver does; --delegated-auth=false serves without credentials, on loopback only.
 //
 // demo loads pods into a cache and prints the answers and timings of the queries a user runs.
 package main

@@ -14,7 +14,8 @@ import (
 // body byte for byte. Users are service accounts the test creates: one without any role and one
 // that may read pods in default; their tokens go through the cluster's TokenReview, their requests
 // through its SubjectAccessReview. A request without credentials gets serve's 401 (it has no
-// anonymous user), whose body is the apiserver's 401. Run with WATCHCACHE_ORACLE_ENV=$ORACLE_WORK/run/env.
+// anonymous user), whose body is the apiserver's 401. serve --kubeconfig without those flags
+// answers the same: it delegates to the cluster it serves by itself. Run with WATCHCACHE_ORACLE_ENV=$ORACLE_WORK/run/env.
 func TestOracleDelegatedAuth(t *testing.T) {
 	env := oracleEnv(t)
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
@@ -48,8 +49,11 @@ func TestOracleDelegatedAuth(t *testing.T) {
 	}
 	nobody, reader := token("wc-nobody"), token("wc-reader")
 
-	url, _ := startServe(t, "--pods", "20", "--nodes", "2", "--namespaces", "2", "--churn", "0",
+	// serve with the review flags, on a generated cluster, and serve --kubeconfig alone, which
+	// delegates to the cluster it serves by itself.
+	explicit, _ := startServe(t, "--pods", "20", "--nodes", "2", "--namespaces", "2", "--churn", "0",
 		"--authentication-kubeconfig", env["KUBECONFIG"], "--authorization-kubeconfig", env["KUBECONFIG"])
+	delegating, _ := startServe(t, "--kubeconfig", env["KUBECONFIG"], "--resources", "pods,nodes,deployments")
 	local := &http.Client{}
 	defer local.CloseIdleConnections()
 	send := func(c *http.Client, base, path, token string) (int, string) {
@@ -97,9 +101,11 @@ func TestOracleDelegatedAuth(t *testing.T) {
 				ot = tc.oracleToken
 			}
 			oc, ob := send(insecure, env["KAS_URL"], tc.path, ot)
-			sc, sb := send(local, url, tc.path, tc.token)
-			if oc != tc.code || sc != tc.code || sb != ob {
-				t.Errorf("oracle %d %s\nserve  %d %s\nwant %d, the same bodies", oc, ob, sc, sb, tc.code)
+			for mode, url := range map[string]string{"review flags": explicit, "--kubeconfig alone": delegating} {
+				sc, sb := send(local, url, tc.path, tc.token)
+				if oc != tc.code || sc != tc.code || sb != ob {
+					t.Errorf("%s:\noracle %d %s\nserve  %d %s\nwant %d, the same bodies", mode, oc, ob, sc, sb, tc.code)
+				}
 			}
 		})
 	}

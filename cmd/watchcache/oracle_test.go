@@ -284,8 +284,9 @@ func TestOracleKube(t *testing.T) {
 	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	defer transport.CloseIdleConnections()
 	k := &kas{url: env["KAS_URL"], token: env["TOKEN"], c: &http.Client{Transport: transport}}
+	// serve asks the oracle's TokenReview and SubjectAccessReview about the admin's token.
 	base, _ := startServe(t, "--kubeconfig", env["KUBECONFIG"])
-	ours := &kas{url: base, c: http.DefaultClient}
+	ours := &kas{url: base, token: env["TOKEN"], c: http.DefaultClient}
 	for _, path := range []string{
 		"/api/v1/pods", "/api/v1/configmaps", "/api/v1/events", "/apis/apps/v1/deployments", "/api/v1/nodes",
 		"/api/v1/namespaces", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "/apis/apiregistration.k8s.io/v1/apiservices",

@@ -62,6 +62,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !sf.set["write-timeout"] {
 		sec.writeTimeout = *requestTimeout + time.Second
 	}
+	if err := delegate(&sec, sf.etcd.kubeconfig, sf.set); err != nil {
+		return err
+	}
 	// Check the listen address, TLS and credentials before a long load.
 	front, err := newFront(*listen, sec, log)
 	if err != nil {
@@ -129,7 +132,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fl, ok := src.(follower); ok && srv != nil {
-		fl.follow(ctx, srv)
+		// Following ends with the source (its Close), after the drain, not at the signal: the
+		// resources it serves stay served through the shutdown delay.
+		fl.follow(context.Background(), srv)
 	}
 	for _, spec := range podIndexes {
 		if c, ok := cs["pods"]; ok {
@@ -147,17 +152,23 @@ func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 	cs := caches{}
 	srv := kubeapi.NewServer(so)
 	for _, info := range src.Resources() {
-		opts := watchcache.Options{
-			Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
+		// A resource served in several versions (a custom resource's) is one cache, registered
+		// in each.
+		key := cacheKey(info.Resource, info.Group)
+		c := cs[key]
+		if c == nil {
+			opts := watchcache.Options{
+				Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced},
+			}
+			if cc, ok := src.(cacheConfigurer); ok {
+				cc.configure(&opts)
+			}
+			c = watchcache.New(opts)
+			cs[key] = c
 		}
-		if cc, ok := src.(cacheConfigurer); ok {
-			cc.configure(&opts)
-		}
-		c := watchcache.New(opts)
 		if err := srv.Register(info, c); err != nil {
 			return nil, nil, err
 		}
-		cs[cacheKey(info.Resource, info.Group)] = c
 	}
 	if err := addReadyChecks(src, srv); err != nil {
 		return nil, nil, err

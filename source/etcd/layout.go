@@ -16,8 +16,8 @@ type Resource struct {
 	// Prefix is the path under --etcd-prefix: "pods", "minions", "services/specs",
 	// "apiextensions.k8s.io/customresourcedefinitions".
 	Prefix string
-	// Group, Version and Kind are those of the stored objects (the storage version), which for
-	// every resource in Builtin is also the version the apiserver prefers to serve.
+	// Group, Version and Kind are those the apiserver serves the objects as (its group's preferred
+	// version), which is also their storage version unless StorageVersion says otherwise.
 	Group, Version, Kind string
 	// Resource is the plural name in URLs, e.g. "nodes".
 	Resource string
@@ -25,10 +25,32 @@ type Resource struct {
 	Namespaced bool
 	// ShortNames and Categories are what discovery advertises (kubectl get deploy, get all).
 	ShortNames, Categories []string
+	// StorageVersion, when not empty, is the older version of Group the objects are stored at:
+	// the apiserver stores a kind at the version the previous release served, so that a rollback
+	// can read it, and converts it to Version when it serves it (ServedAs does).
+	StorageVersion string
+}
+
+// layout is a Resource without its StorageVersion, so that builtin reads as a table.
+type layout struct {
+	Prefix, Group, Version, Kind, Resource string
+	Namespaced                             bool
+	ShortNames, Categories                 []string
+}
+
+// storedOlder are the storage versions of the built-in resources stored at an older version than
+// served, by prefix (k8s.io/kubernetes test/integration/etcd/data.go ExpectedGVK for 1.37, checked
+// on the oracle: reference/observed-etcd-layout.md, "Stored at an older version").
+var storedOlder = map[string]string{
+	"clustertrustbundles":      "v1beta1",
+	"podcertificaterequests":   "v1beta1",
+	"devicetaintrules":         "v1beta2",
+	"storageversionmigrations": "v1beta1",
 }
 
 // builtin is the storage layout of the built-in resources a kube-apiserver 1.37 serves with its
-// default flags, at each group's preferred version (the storage version of each). Facts:
+// default flags, at each group's preferred version (the storage version of each but those of
+// storedOlder). Facts:
 // k8s.io/kubernetes pkg/kubeapiserver/default_storage_factory_builder.go (the prefix is the
 // resource name, group left out, except SpecialDefaultResourcePrefixes: controllers,
 // services/endpoints, minions, services/specs, ingress; events.k8s.io events cohabit with core
@@ -37,7 +59,7 @@ type Resource struct {
 // objects are the core events, stored as v1 Event, which only the apiserver's conversion turns
 // into the other schema. apiservices (the aggregator's, stored as JSON: its types have no protobuf
 // encoding and are not in client-go's scheme) are served as stored.
-var builtin = []Resource{
+var builtin = []layout{
 	{"configmaps", "", "v1", "ConfigMap", "configmaps", true, []string{"cm"}, nil},
 	{"services/endpoints", "", "v1", "Endpoints", "endpoints", true, []string{"ep"}, nil},
 	{"events", "", "v1", "Event", "events", true, []string{"ev"}, nil},
@@ -70,6 +92,8 @@ var builtin = []Resource{
 	{"cronjobs", "batch", "v1", "CronJob", "cronjobs", true, []string{"cj"}, []string{"all"}},
 	{"jobs", "batch", "v1", "Job", "jobs", true, nil, []string{"all"}},
 	{"certificatesigningrequests", "certificates.k8s.io", "v1", "CertificateSigningRequest", "certificatesigningrequests", false, []string{"csr"}, nil},
+	{"clustertrustbundles", "certificates.k8s.io", "v1", "ClusterTrustBundle", "clustertrustbundles", false, nil, nil},
+	{"podcertificaterequests", "certificates.k8s.io", "v1", "PodCertificateRequest", "podcertificaterequests", true, nil, nil},
 	{"leases", "coordination.k8s.io", "v1", "Lease", "leases", true, nil, nil},
 	{"endpointslices", "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true, nil, nil},
 	{"flowschemas", "flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", "flowschemas", false, nil, nil},
@@ -86,6 +110,7 @@ var builtin = []Resource{
 	{"rolebindings", "rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true, nil, nil},
 	{"roles", "rbac.authorization.k8s.io", "v1", "Role", "roles", true, nil, nil},
 	{"deviceclasses", "resource.k8s.io", "v1", "DeviceClass", "deviceclasses", false, nil, nil},
+	{"devicetaintrules", "resource.k8s.io", "v1", "DeviceTaintRule", "devicetaintrules", false, nil, nil},
 	{"resourceclaims", "resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", true, nil, nil},
 	{"resourceclaimtemplates", "resource.k8s.io", "v1", "ResourceClaimTemplate", "resourceclaimtemplates", true, nil, nil},
 	{"resourceslices", "resource.k8s.io", "v1", "ResourceSlice", "resourceslices", false, nil, nil},
@@ -96,6 +121,7 @@ var builtin = []Resource{
 	{"storageclasses", "storage.k8s.io", "v1", "StorageClass", "storageclasses", false, []string{"sc"}, nil},
 	{"volumeattachments", "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", false, nil, nil},
 	{"volumeattributesclasses", "storage.k8s.io", "v1", "VolumeAttributesClass", "volumeattributesclasses", false, []string{"vac"}, nil},
+	{"storageversionmigrations", "storagemigration.k8s.io", "v1", "StorageVersionMigration", "storageversionmigrations", false, nil, nil},
 }
 
 // Builtin returns the storage layout of the built-in resources of a kube-apiserver 1.37 with its
@@ -103,10 +129,12 @@ var builtin = []Resource{
 // on every call.
 func Builtin() []Resource {
 	out := make([]Resource, len(builtin))
-	for i, r := range builtin {
-		r.ShortNames = append([]string(nil), r.ShortNames...)
-		r.Categories = append([]string(nil), r.Categories...)
-		out[i] = r
+	for i, l := range builtin {
+		out[i] = Resource{
+			Prefix: l.Prefix, Group: l.Group, Version: l.Version, Kind: l.Kind, Resource: l.Resource, Namespaced: l.Namespaced,
+			ShortNames: append([]string(nil), l.ShortNames...), Categories: append([]string(nil), l.Categories...),
+			StorageVersion: storedOlder[l.Prefix],
+		}
 	}
 	return out
 }

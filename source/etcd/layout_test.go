@@ -11,13 +11,19 @@ import (
 
 // TestBuiltinDecodable: every built-in resource's stored kind is in client-go's scheme, so that its
 // protobuf values decode (apiservices excepted: the aggregator stores them as JSON,
-// reference/observed-etcd-layout.md), and no prefix or plural name comes twice.
+// reference/observed-etcd-layout.md) — the storage version's too, when older — and no prefix or
+// plural name comes twice.
 func TestBuiltinDecodable(t *testing.T) {
 	prefixes, names := map[string]bool{}, map[string]bool{}
 	for _, r := range Builtin() {
 		gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 		if !scheme.Scheme.Recognizes(gvk) && r.Resource != "apiservices" {
 			t.Errorf("%s: %v not in client-go's scheme", r.Prefix, gvk)
+		}
+		if r.StorageVersion != "" {
+			if stored := (schema.GroupVersionKind{Group: r.Group, Version: r.StorageVersion, Kind: r.Kind}); !scheme.Scheme.Recognizes(stored) {
+				t.Errorf("%s: stored %v not in client-go's scheme", r.Prefix, stored)
+			}
 		}
 		gr := r.Resource + "." + r.Group
 		if prefixes[r.Prefix] || names[gr] {
