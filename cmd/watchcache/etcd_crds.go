@@ -224,7 +224,7 @@ func (cr customResource) infos() ([]kubeapi.ResourceInfo, error) {
 			Namespaced: cr.Namespaced, ShortNames: cr.ShortNames, Categories: cr.Categories,
 			StorageVersionHash: fake.StorageVersionHash(cr.Group, cr.Version, cr.Kind),
 			Printer:            fake.CustomResourcePrinter(v.columns),
-			Unstructured:       true, AnyVersion: true,
+			Unstructured:       true, AnyVersion: true, QualifiedKinds: true,
 		}
 		if !slices.Equal(v.fields, cr.fields) {
 			s := selection.CustomResourceSchema(cr.Namespaced)
