@@ -1,0 +1,273 @@
+package fake_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/watchcache/watchcache/fake"
+)
+
+// The OpenAPI documents of the Widget CRD (crd_cases_test.go, group env.example.com), recorded
+// from a kube-apiserver 1.37.2 by TestRecordOracleCRDOpenAPI and compared with the fake's by
+// TestCRDOpenAPIAsRecorded. Nothing in them varies between runs: the index's hashes are the
+// SHA-512 of the documents, which hold no times or uids.
+
+const crdOpenAPIFile = "testdata/observed-crd-openapi.json.gz"
+
+// crdOpenAPIGroup is the Widget CRD's group in this recording.
+const crdOpenAPIGroup = "env.example.com"
+
+// observedOpenAPI is what one server published while the CRD existed, and after its deletion.
+type observedOpenAPI struct {
+	// Index is the /openapi/v3 entries of the group ("apis/env.example.com/v1": serverRelativeURL).
+	Index map[string]string `json:"index"`
+	// IndexContentType is the index's Content-Type.
+	IndexContentType string `json:"indexContentType"`
+	// V3 is each group/version's document, verbatim, and its ETag header.
+	V3     map[string]string `json:"v3"`
+	V3ETag map[string]string `json:"v3ETag"`
+	// V2Paths and V2Definitions are the members of /openapi/v2 that the CRD added, verbatim
+	// (a path of the group, a definition of its kinds); V2Parameters the shared parameters it added.
+	V2Paths       map[string]string `json:"v2Paths"`
+	V2Definitions map[string]string `json:"v2Definitions"`
+	V2Parameters  []string          `json:"v2Parameters"`
+	// After is what the server published once the CRD was deleted: the group's index entries,
+	// the status code of a document's GET, and the group's /openapi/v2 paths.
+	AfterIndex   map[string]string `json:"afterIndex"`
+	AfterV3Code  map[string]int    `json:"afterV3Code"`
+	AfterV2Paths []string          `json:"afterV2Paths"`
+}
+
+// fetch GETs a path of srv with application/json.
+func fetch(t *testing.T, srv server, path string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", srv.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if srv.token != "" {
+		req.Header.Set("Authorization", "Bearer "+srv.token)
+	}
+	resp, err := srv.client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+// groupIndex is the /openapi/v3 entries of the CRD's group.
+func groupIndex(t *testing.T, srv server) (map[string]string, string) {
+	t.Helper()
+	code, h, b := fetch(t, srv, "/openapi/v3")
+	if code != http.StatusOK {
+		t.Fatalf("/openapi/v3: %d %s", code, b)
+	}
+	out := map[string]string{}
+	gjson.GetBytes(b, "paths").ForEach(func(k, v gjson.Result) bool {
+		if strings.HasPrefix(k.Str, "apis/"+crdOpenAPIGroup+"/") {
+			out[k.Str] = v.Get("serverRelativeURL").Str
+		}
+		return true
+	})
+	return out, h.Get("Content-Type")
+}
+
+// v2Members are the raw members of one top-level object of /openapi/v2 that keep admits.
+func v2Members(doc []byte, key string, keep func(string) bool) map[string]string {
+	out := map[string]string{}
+	gjson.GetBytes(doc, key).ForEach(func(k, v gjson.Result) bool {
+		if keep(k.Str) {
+			out[k.Str] = v.Raw
+		}
+		return true
+	})
+	return out
+}
+
+func isGroupPath(p string) bool { return strings.HasPrefix(p, "/apis/"+crdOpenAPIGroup+"/") }
+func isGroupDefinition(d string) bool {
+	return strings.HasPrefix(d, "com.example.env.")
+}
+
+// observeOpenAPI creates the Widget CRD on srv, waits (up to wait) until /openapi/v3 lists its
+// versions, reads what is published, deletes the CRD and waits until they are gone. before is
+// /openapi/v2 before the CRD, to find the shared parameters it added.
+func observeOpenAPI(t *testing.T, srv server, wait time.Duration) observedOpenAPI {
+	t.Helper()
+	_, _, before := fetch(t, srv, "/openapi/v2")
+	step := func(method, path, body string) int {
+		t.Helper()
+		code, _, _ := sendCRDStep(t, srv, crdStep{Name: method + " " + path, Method: method, Path: path, Body: body},
+			func(s string) string { return strings.ReplaceAll(s, "{g}", crdOpenAPIGroup) })
+		return code
+	}
+	if code := step("POST", crdPath, widgetCRD); code != http.StatusCreated {
+		t.Fatalf("create CRD: %d", code)
+	}
+	var obs observedOpenAPI
+	until := func(what string, done func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(wait)
+		for !done() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not after %s", what, wait)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	until("index lists v1 and v1beta1", func() bool {
+		obs.Index, obs.IndexContentType = groupIndex(t, srv)
+		return len(obs.Index) == 2
+	})
+	obs.V3, obs.V3ETag = map[string]string{}, map[string]string{}
+	for gv, u := range obs.Index {
+		code, h, b := fetch(t, srv, u)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d %s", u, code, b)
+		}
+		obs.V3[gv], obs.V3ETag[gv] = string(b), h.Get("Etag")
+	}
+	until("/openapi/v2 has the CRD's paths", func() bool {
+		_, _, after := fetch(t, srv, "/openapi/v2")
+		obs.V2Paths = v2Members(after, "paths", isGroupPath)
+		obs.V2Definitions = v2Members(after, "definitions", isGroupDefinition)
+		had := v2Members(before, "parameters", func(string) bool { return true })
+		obs.V2Parameters = nil
+		for k := range v2Members(after, "parameters", func(string) bool { return true }) {
+			if _, ok := had[k]; !ok {
+				obs.V2Parameters = append(obs.V2Parameters, k)
+			}
+		}
+		return len(obs.V2Paths) == 10
+	})
+	if code := step("DELETE", crdPath+"/widgets."+crdOpenAPIGroup, ""); code != http.StatusOK {
+		t.Fatalf("delete CRD: %d", code)
+	}
+	until("index drops the group", func() bool {
+		obs.AfterIndex, _ = groupIndex(t, srv)
+		return len(obs.AfterIndex) == 0
+	})
+	obs.AfterV3Code = map[string]int{}
+	for gv := range obs.Index {
+		code, _, _ := fetch(t, srv, "/openapi/v3/"+gv)
+		obs.AfterV3Code[gv] = code
+	}
+	until("/openapi/v2 drops the group", func() bool {
+		_, _, after := fetch(t, srv, "/openapi/v2")
+		obs.AfterV2Paths = sortedMapKeys(v2Members(after, "paths", isGroupPath))
+		return len(obs.AfterV2Paths) == 0
+	})
+	return obs
+}
+
+func sortedMapKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRecordOracleCRDOpenAPI records the Widget CRD's OpenAPI from a kube-apiserver
+// (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN) into testdata/observed-crd-openapi.json.gz.
+// The oracle must not have the CRD.
+func TestRecordOracleCRDOpenAPI(t *testing.T) {
+	base := os.Getenv("WATCHCACHE_ORACLE_URL")
+	if base == "" {
+		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-crd-openapi.md)")
+	}
+	srv := server{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
+	}}
+	defer srv.client.CloseIdleConnections()
+	obs := observeOpenAPI(t, srv, 60*time.Second)
+	b, err := json.Marshal(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	if err := os.WriteFile(crdOpenAPIFile, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d bytes)", filepath.Base(crdOpenAPIFile), gz.Len())
+}
+
+func readObservedOpenAPI(t *testing.T) observedOpenAPI {
+	t.Helper()
+	f, err := os.Open(crdOpenAPIFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs observedOpenAPI
+	if err := json.NewDecoder(zr).Decode(&obs); err != nil {
+		t.Fatal(err)
+	}
+	return obs
+}
+
+// TestCRDOpenAPIAsRecorded: a CRD's versions are in /openapi/v3 with the apiserver's hashes, their
+// documents and the members /openapi/v2 gains are the apiserver's byte for byte, and all of it
+// goes with the CRD.
+func TestCRDOpenAPIAsRecorded(t *testing.T) {
+	want := readObservedOpenAPI(t)
+	s := fake.NewTest(t, fake.Options{})
+	srv := server{base: s.URL(), client: http.DefaultClient}
+	got := observeOpenAPI(t, srv, time.Second)
+	check := func(what string, g, w any) {
+		t.Helper()
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("%s:\n got %.600s\nwant %.600s", what, firstDiff(gb, wb), firstDiff(wb, gb))
+		}
+	}
+	check("index", got.Index, want.Index)
+	check("index Content-Type", got.IndexContentType, want.IndexContentType)
+	for gv := range want.V3 {
+		check("document "+gv, got.V3[gv], want.V3[gv])
+	}
+	check("ETags", got.V3ETag, want.V3ETag)
+	check("v2 paths", got.V2Paths, want.V2Paths)
+	check("v2 definitions", got.V2Definitions, want.V2Definitions)
+	check("v2 new shared parameters", got.V2Parameters, want.V2Parameters)
+	check("index after delete", got.AfterIndex, want.AfterIndex)
+	check("document codes after delete", got.AfterV3Code, want.AfterV3Code)
+	check("v2 paths after delete", got.AfterV2Paths, want.AfterV2Paths)
+}
+
+// firstDiff is a from shortly before where it first differs from b.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return fmt.Sprintf("…%s", a[max(0, i-200):])
+}
