@@ -38,6 +38,12 @@ func (s *Server) load() error {
 	var rv uint64
 	first := len(objs) - len(s.opts.Objects) // index of Options.Objects[0]
 	for i, obj := range objs {
+		if i >= first {
+			if gvk, custom := s.isCustomSeed(obj); custom {
+				s.customSeeds = append(s.customSeeds, customSeed{index: i - first, obj: obj, gvk: gvk})
+				continue
+			}
+		}
 		r, err := s.servedFor(obj)
 		if err != nil {
 			return fmt.Errorf("fake: Objects[%d]: %w", i-first, err)
