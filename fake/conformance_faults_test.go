@@ -67,7 +67,9 @@ type faultMutation struct {
 
 var faultMutations = func() []faultMutation {
 	r := conformance.FaultRules()
-	nothing := func(*fake.Server, string, string, string, int, int, time.Duration) (func(), error) { return func() {}, nil }
+	nothing := func(*fake.Server, string, string, string, int, int, time.Duration) (func(), error) {
+		return func() {}, nil
+	}
 	return []faultMutation{
 		{name: "injects nothing, compacts nothing", broken: brokenInjector{inject: nothing, compact: func(*fake.Server) uint64 { return 0 }}, fails: r},
 		{name: "compacts nothing", broken: brokenInjector{compact: func(*fake.Server) uint64 { return 0 }}, fails: r[7:8]},
