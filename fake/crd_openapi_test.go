@@ -20,18 +20,45 @@ import (
 	"github.com/watchcache/watchcache/fake"
 )
 
-// The OpenAPI documents of the Widget CRD (crd_cases_test.go, group env.example.com), recorded
+// The OpenAPI documents of two CRDs — the Widget CRD of crd_cases_test.go (group
+// env.example.com) and a cluster-scoped gadgetCRD (cluster.example.com) — recorded
 // from a kube-apiserver 1.37.2 by TestRecordOracleCRDOpenAPI and compared with the fake's by
 // TestCRDOpenAPIAsRecorded. Nothing in them varies between runs: the index's hashes are the
 // SHA-512 of the documents, which hold no times or uids.
 
 const crdOpenAPIFile = "testdata/observed-crd-openapi.json.gz"
 
-// crdOpenAPIGroup is the Widget CRD's group in this recording.
-const crdOpenAPIGroup = "env.example.com"
+// openAPICase is a CRD whose OpenAPI is recorded.
+type openAPICase struct {
+	Name    string
+	Group   string // {g} in Body
+	Body    string
+	CRDName string
+	// DefPrefix begins the names of the CRD's definitions ("com.example.env.").
+	DefPrefix string
+	// Versions and V2Paths are how many group/versions and /openapi/v2 paths the CRD publishes.
+	Versions, V2Paths int
+}
 
-// observedOpenAPI is what one server published while the CRD existed, and after its deletion.
+// gadgetCRD is cluster-scoped, without subresources, with a root that keeps unknown fields
+// (published in v2 as a bare object) and an embedded resource (given apiVersion, kind and metadata
+// in v3).
+const gadgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gadgets.{g}"},"spec":{"group":"{g}","scope":"Cluster",` +
+	`"names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},` +
+	`"versions":[{"name":"v1alpha1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{` +
+	`"spec":{"type":"object","description":"what the gadget does","properties":{` +
+	`"template":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true},` +
+	`"level":{"x-kubernetes-int-or-string":true,"default":3},` +
+	`"tags":{"type":"array","items":{"type":"string"},"nullable":true}}}}}}}]}}`
+
+var openAPICases = []openAPICase{
+	{Name: "widgets", Group: "env.example.com", Body: widgetCRD, CRDName: "widgets.env.example.com", DefPrefix: "com.example.env.", Versions: 2, V2Paths: 10},
+	{Name: "gadgets", Group: "cluster.example.com", Body: gadgetCRD, CRDName: "gadgets.cluster.example.com", DefPrefix: "com.example.cluster.", Versions: 1, V2Paths: 2},
+}
+
+// observedOpenAPI is what one server published while a CRD existed, and after its deletion.
 type observedOpenAPI struct {
+	Name string `json:"name"`
 	// Index is the /openapi/v3 entries of the group ("apis/env.example.com/v1": serverRelativeURL).
 	Index map[string]string `json:"index"`
 	// IndexContentType is the index's Content-Type.
@@ -74,8 +101,8 @@ func fetch(t *testing.T, srv server, path string) (int, http.Header, []byte) {
 	return resp.StatusCode, resp.Header, b
 }
 
-// groupIndex is the /openapi/v3 entries of the CRD's group.
-func groupIndex(t *testing.T, srv server) (map[string]string, string) {
+// groupIndex is the /openapi/v3 entries of a group.
+func groupIndex(t *testing.T, srv server, group string) (map[string]string, string) {
 	t.Helper()
 	code, h, b := fetch(t, srv, "/openapi/v3")
 	if code != http.StatusOK {
@@ -83,7 +110,7 @@ func groupIndex(t *testing.T, srv server) (map[string]string, string) {
 	}
 	out := map[string]string{}
 	gjson.GetBytes(b, "paths").ForEach(func(k, v gjson.Result) bool {
-		if strings.HasPrefix(k.Str, "apis/"+crdOpenAPIGroup+"/") {
+		if strings.HasPrefix(k.Str, "apis/"+group+"/") {
 			out[k.Str] = v.Get("serverRelativeURL").Str
 		}
 		return true
@@ -103,27 +130,24 @@ func v2Members(doc []byte, key string, keep func(string) bool) map[string]string
 	return out
 }
 
-func isGroupPath(p string) bool { return strings.HasPrefix(p, "/apis/"+crdOpenAPIGroup+"/") }
-func isGroupDefinition(d string) bool {
-	return strings.HasPrefix(d, "com.example.env.")
-}
-
-// observeOpenAPI creates the Widget CRD on srv, waits (up to wait) until /openapi/v3 lists its
+// observeOpenAPI creates a case's CRD on srv, waits (up to wait) until /openapi/v3 lists its
 // versions, reads what is published, deletes the CRD and waits until they are gone. before is
 // /openapi/v2 before the CRD, to find the shared parameters it added.
-func observeOpenAPI(t *testing.T, srv server, wait time.Duration) observedOpenAPI {
+func observeOpenAPI(t *testing.T, srv server, c openAPICase, wait time.Duration) observedOpenAPI {
 	t.Helper()
+	isGroupPath := func(p string) bool { return strings.HasPrefix(p, "/apis/"+c.Group+"/") }
+	isGroupDefinition := func(d string) bool { return strings.HasPrefix(d, c.DefPrefix) }
 	_, _, before := fetch(t, srv, "/openapi/v2")
 	step := func(method, path, body string) int {
 		t.Helper()
 		code, _, _ := sendCRDStep(t, srv, crdStep{Name: method + " " + path, Method: method, Path: path, Body: body},
-			func(s string) string { return strings.ReplaceAll(s, "{g}", crdOpenAPIGroup) })
+			func(s string) string { return strings.ReplaceAll(s, "{g}", c.Group) })
 		return code
 	}
-	if code := step("POST", crdPath, widgetCRD); code != http.StatusCreated {
-		t.Fatalf("create CRD: %d", code)
+	if code := step("POST", crdPath, c.Body); code != http.StatusCreated {
+		t.Fatalf("create CRD %s: %d", c.CRDName, code)
 	}
-	var obs observedOpenAPI
+	obs := observedOpenAPI{Name: c.Name}
 	until := func(what string, done func() bool) {
 		t.Helper()
 		deadline := time.Now().Add(wait)
@@ -134,9 +158,9 @@ func observeOpenAPI(t *testing.T, srv server, wait time.Duration) observedOpenAP
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	until("index lists v1 and v1beta1", func() bool {
-		obs.Index, obs.IndexContentType = groupIndex(t, srv)
-		return len(obs.Index) == 2
+	until("index lists the CRD's versions", func() bool {
+		obs.Index, obs.IndexContentType = groupIndex(t, srv, c.Group)
+		return len(obs.Index) == c.Versions
 	})
 	obs.V3, obs.V3ETag = map[string]string{}, map[string]string{}
 	for gv, u := range obs.Index {
@@ -157,13 +181,13 @@ func observeOpenAPI(t *testing.T, srv server, wait time.Duration) observedOpenAP
 				obs.V2Parameters = append(obs.V2Parameters, k)
 			}
 		}
-		return len(obs.V2Paths) == 10
+		return len(obs.V2Paths) == c.V2Paths
 	})
-	if code := step("DELETE", crdPath+"/widgets."+crdOpenAPIGroup, ""); code != http.StatusOK {
+	if code := step("DELETE", crdPath+"/"+c.CRDName, ""); code != http.StatusOK {
 		t.Fatalf("delete CRD: %d", code)
 	}
 	until("index drops the group", func() bool {
-		obs.AfterIndex, _ = groupIndex(t, srv)
+		obs.AfterIndex, _ = groupIndex(t, srv, c.Group)
 		return len(obs.AfterIndex) == 0
 	})
 	obs.AfterV3Code = map[string]int{}
@@ -190,7 +214,7 @@ func sortedMapKeys(m map[string]string) []string {
 
 // TestRecordOracleCRDOpenAPI records the Widget CRD's OpenAPI from a kube-apiserver
 // (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN) into testdata/observed-crd-openapi.json.gz.
-// The oracle must not have the CRD.
+// The oracle must not have the CRDs.
 func TestRecordOracleCRDOpenAPI(t *testing.T) {
 	base := os.Getenv("WATCHCACHE_ORACLE_URL")
 	if base == "" {
@@ -200,8 +224,11 @@ func TestRecordOracleCRDOpenAPI(t *testing.T) {
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
 	}}
 	defer srv.client.CloseIdleConnections()
-	obs := observeOpenAPI(t, srv, 60*time.Second)
-	b, err := json.Marshal(obs)
+	var all []observedOpenAPI
+	for _, c := range openAPICases {
+		all = append(all, observeOpenAPI(t, srv, c, 60*time.Second))
+	}
+	b, err := json.Marshal(all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +242,7 @@ func TestRecordOracleCRDOpenAPI(t *testing.T) {
 	t.Logf("recorded %s (%d bytes)", filepath.Base(crdOpenAPIFile), gz.Len())
 }
 
-func readObservedOpenAPI(t *testing.T) observedOpenAPI {
+func readObservedOpenAPI(t *testing.T) []observedOpenAPI {
 	t.Helper()
 	f, err := os.Open(crdOpenAPIFile)
 	if err != nil {
@@ -226,41 +253,49 @@ func readObservedOpenAPI(t *testing.T) observedOpenAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var obs observedOpenAPI
-	if err := json.NewDecoder(zr).Decode(&obs); err != nil {
+	var all []observedOpenAPI
+	if err := json.NewDecoder(zr).Decode(&all); err != nil {
 		t.Fatal(err)
 	}
-	return obs
+	return all
 }
 
 // TestCRDOpenAPIAsRecorded: a CRD's versions are in /openapi/v3 with the apiserver's hashes, their
 // documents and the members /openapi/v2 gains are the apiserver's byte for byte, and all of it
 // goes with the CRD.
 func TestCRDOpenAPIAsRecorded(t *testing.T) {
-	want := readObservedOpenAPI(t)
+	recorded := readObservedOpenAPI(t)
+	if len(recorded) != len(openAPICases) {
+		t.Fatalf("%d cases recorded, %d defined: record again (TestRecordOracleCRDOpenAPI)", len(recorded), len(openAPICases))
+	}
 	s := fake.NewTest(t, fake.Options{})
 	srv := server{base: s.URL(), client: http.DefaultClient}
-	got := observeOpenAPI(t, srv, time.Second)
-	check := func(what string, g, w any) {
-		t.Helper()
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		if !bytes.Equal(gb, wb) {
-			t.Errorf("%s:\n got %.600s\nwant %.600s", what, firstDiff(gb, wb), firstDiff(wb, gb))
-		}
+	for i, c := range openAPICases {
+		t.Run(c.Name, func(t *testing.T) {
+			want := recorded[i]
+			got := observeOpenAPI(t, srv, c, time.Second)
+			check := func(what string, g, w any) {
+				t.Helper()
+				gb, _ := json.Marshal(g)
+				wb, _ := json.Marshal(w)
+				if !bytes.Equal(gb, wb) {
+					t.Errorf("%s:\n got %.600s\nwant %.600s", what, firstDiff(gb, wb), firstDiff(wb, gb))
+				}
+			}
+			check("index", got.Index, want.Index)
+			check("index Content-Type", got.IndexContentType, want.IndexContentType)
+			for gv := range want.V3 {
+				check("document "+gv, got.V3[gv], want.V3[gv])
+			}
+			check("ETags", got.V3ETag, want.V3ETag)
+			check("v2 paths", got.V2Paths, want.V2Paths)
+			check("v2 definitions", got.V2Definitions, want.V2Definitions)
+			check("v2 new shared parameters", got.V2Parameters, want.V2Parameters)
+			check("index after delete", got.AfterIndex, want.AfterIndex)
+			check("document codes after delete", got.AfterV3Code, want.AfterV3Code)
+			check("v2 paths after delete", got.AfterV2Paths, want.AfterV2Paths)
+		})
 	}
-	check("index", got.Index, want.Index)
-	check("index Content-Type", got.IndexContentType, want.IndexContentType)
-	for gv := range want.V3 {
-		check("document "+gv, got.V3[gv], want.V3[gv])
-	}
-	check("ETags", got.V3ETag, want.V3ETag)
-	check("v2 paths", got.V2Paths, want.V2Paths)
-	check("v2 definitions", got.V2Definitions, want.V2Definitions)
-	check("v2 new shared parameters", got.V2Parameters, want.V2Parameters)
-	check("index after delete", got.AfterIndex, want.AfterIndex)
-	check("document codes after delete", got.AfterV3Code, want.AfterV3Code)
-	check("v2 paths after delete", got.AfterV2Paths, want.AfterV2Paths)
 }
 
 // firstDiff is a from shortly before where it first differs from b.
