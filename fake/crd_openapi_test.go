@@ -38,6 +38,10 @@ type openAPICase struct {
 	DefPrefix string
 	// Versions and V2Paths are how many group/versions and /openapi/v2 paths the CRD publishes.
 	Versions, V2Paths int
+	// Update, when set, replaces the CRD after the first observation ({rv} is its
+	// resourceVersion), and UpdatedVersions is how many group/versions it then publishes.
+	Update          string
+	UpdatedVersions int
 }
 
 // gadgetCRD is cluster-scoped, without subresources, with a root that keeps unknown fields
@@ -52,7 +56,8 @@ const gadgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourc
 	`"tags":{"type":"array","items":{"type":"string"},"nullable":true}}}}}}}]}}`
 
 var openAPICases = []openAPICase{
-	{Name: "widgets", Group: "env.example.com", Body: widgetCRD, CRDName: "widgets.env.example.com", DefPrefix: "com.example.env.", Versions: 2, V2Paths: 10},
+	{Name: "widgets", Group: "env.example.com", Body: widgetCRD, CRDName: "widgets.env.example.com", DefPrefix: "com.example.env.", Versions: 2, V2Paths: 10,
+		Update: widgetCRDv2, UpdatedVersions: 3},
 	{Name: "gadgets", Group: "cluster.example.com", Body: gadgetCRD, CRDName: "gadgets.cluster.example.com", DefPrefix: "com.example.cluster.", Versions: 1, V2Paths: 2},
 }
 
@@ -71,6 +76,9 @@ type observedOpenAPI struct {
 	V2Paths       map[string]string `json:"v2Paths"`
 	V2Definitions map[string]string `json:"v2Definitions"`
 	V2Parameters  []string          `json:"v2Parameters"`
+	// UpdatedIndex and UpdatedV3 are the index entries and documents after the case's Update.
+	UpdatedIndex map[string]string `json:"updatedIndex,omitempty"`
+	UpdatedV3    map[string]string `json:"updatedV3,omitempty"`
 	// After is what the server published once the CRD was deleted: the group's index entries,
 	// the status code of a document's GET, and the group's /openapi/v2 paths.
 	AfterIndex   map[string]string `json:"afterIndex"`
@@ -183,6 +191,27 @@ func observeOpenAPI(t *testing.T, srv server, c openAPICase, wait time.Duration)
 		}
 		return len(obs.V2Paths) == c.V2Paths
 	})
+	if c.Update != "" {
+		_, _, cur := fetch(t, srv, crdPath+"/"+c.CRDName)
+		rv := gjson.GetBytes(cur, "metadata.resourceVersion").Str
+		code, _, _ := sendCRDStep(t, srv, crdStep{Name: "update CRD", Method: "PUT", Path: crdPath + "/" + c.CRDName, Body: c.Update},
+			func(s string) string { return strings.NewReplacer("{g}", c.Group, "{rv}", rv).Replace(s) })
+		if code != http.StatusOK {
+			t.Fatalf("update CRD %s: %d", c.CRDName, code)
+		}
+		until("index lists the updated CRD's versions", func() bool {
+			obs.UpdatedIndex, _ = groupIndex(t, srv, c.Group)
+			return len(obs.UpdatedIndex) == c.UpdatedVersions
+		})
+		obs.UpdatedV3 = map[string]string{}
+		for gv, u := range obs.UpdatedIndex {
+			code, _, b := fetch(t, srv, u)
+			if code != http.StatusOK {
+				t.Fatalf("%s: %d %s", u, code, b)
+			}
+			obs.UpdatedV3[gv] = string(b)
+		}
+	}
 	if code := step("DELETE", crdPath+"/"+c.CRDName, ""); code != http.StatusOK {
 		t.Fatalf("delete CRD: %d", code)
 	}
@@ -291,6 +320,10 @@ func TestCRDOpenAPIAsRecorded(t *testing.T) {
 			check("v2 paths", got.V2Paths, want.V2Paths)
 			check("v2 definitions", got.V2Definitions, want.V2Definitions)
 			check("v2 new shared parameters", got.V2Parameters, want.V2Parameters)
+			check("index after update", got.UpdatedIndex, want.UpdatedIndex)
+			for gv := range want.UpdatedV3 {
+				check("document after update "+gv, got.UpdatedV3[gv], want.UpdatedV3[gv])
+			}
 			check("index after delete", got.AfterIndex, want.AfterIndex)
 			check("document codes after delete", got.AfterV3Code, want.AfterV3Code)
 			check("v2 paths after delete", got.AfterV2Paths, want.AfterV2Paths)
