@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,8 +37,12 @@ type openAPICase struct {
 	CRDName string
 	// DefPrefix begins the names of the CRD's definitions ("com.example.env.").
 	DefPrefix string
-	// Versions and V2Paths are how many group/versions and /openapi/v2 paths the CRD publishes.
+	// Versions and V2Paths are how many group/versions and /openapi/v2 paths the CRD publishes
+	// (its /openapi/v3 documents have as many paths).
 	Versions, V2Paths int
+	// Also are more CRDs created after Body and deleted with it, by name (their group/versions
+	// merge with Body's).
+	Also map[string]string
 	// Update, when set, replaces the CRD after the first observation ({rv} is its
 	// resourceVersion), and UpdatedVersions is how many group/versions it then publishes.
 	Update          string
@@ -55,10 +60,18 @@ const gadgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourc
 	`"level":{"x-kubernetes-int-or-string":true,"default":3},` +
 	`"tags":{"type":"array","items":{"type":"string"},"nullable":true}}}}}}}]}}`
 
+// gizmoCRD shares gadgetCRD's group and version: their documents are merged into one.
+const gizmoCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.{g}"},"spec":{"group":"{g}","scope":"Namespaced",` +
+	`"names":{"plural":"gizmos","singular":"gizmo","kind":"Gizmo","listKind":"GizmoList"},` +
+	`"versions":[{"name":"v1alpha1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","properties":{` +
+	`"spec":{"type":"object","properties":{"size":{"type":"integer","format":"int32"}}},"status":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}]}}`
+
 var openAPICases = []openAPICase{
 	{Name: "widgets", Group: "env.example.com", Body: widgetCRD, CRDName: "widgets.env.example.com", DefPrefix: "com.example.env.", Versions: 2, V2Paths: 10,
 		Update: widgetCRDv2, UpdatedVersions: 3},
 	{Name: "gadgets", Group: "cluster.example.com", Body: gadgetCRD, CRDName: "gadgets.cluster.example.com", DefPrefix: "com.example.cluster.", Versions: 1, V2Paths: 2},
+	{Name: "merged", Group: "merged.example.com", Body: gadgetCRD, CRDName: "gadgets.merged.example.com", DefPrefix: "com.example.merged.", Versions: 1, V2Paths: 6,
+		Also: map[string]string{"gizmos.merged.example.com": gizmoCRD}},
 }
 
 // observedOpenAPI is what one server published while a CRD existed, and after its deletion.
@@ -155,6 +168,11 @@ func observeOpenAPI(t *testing.T, srv server, c openAPICase, wait time.Duration)
 	if code := step("POST", crdPath, c.Body); code != http.StatusCreated {
 		t.Fatalf("create CRD %s: %d", c.CRDName, code)
 	}
+	for _, name := range sortedMapKeys(c.Also) {
+		if code := step("POST", crdPath, c.Also[name]); code != http.StatusCreated {
+			t.Fatalf("create CRD %s: %d", name, code)
+		}
+	}
 	obs := observedOpenAPI{Name: c.Name}
 	until := func(what string, done func() bool) {
 		t.Helper()
@@ -166,18 +184,29 @@ func observeOpenAPI(t *testing.T, srv server, c openAPICase, wait time.Duration)
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	until("index lists the CRD's versions", func() bool {
-		obs.Index, obs.IndexContentType = groupIndex(t, srv, c.Group)
-		return len(obs.Index) == c.Versions
-	})
-	obs.V3, obs.V3ETag = map[string]string{}, map[string]string{}
-	for gv, u := range obs.Index {
-		code, h, b := fetch(t, srv, u)
-		if code != http.StatusOK {
-			t.Fatalf("%s: %d %s", u, code, b)
+	// The apiserver's OpenAPI controllers publish each CRD a moment after it is Established, one
+	// at a time: the observation is taken once the index lists every version, their documents
+	// hold every path, and the index did not change while they were read.
+	until("index and documents complete and stable", func() bool {
+		var idx map[string]string
+		idx, obs.IndexContentType = groupIndex(t, srv, c.Group)
+		if len(idx) != c.Versions {
+			return false
 		}
-		obs.V3[gv], obs.V3ETag[gv] = string(b), h.Get("Etag")
-	}
+		obs.V3, obs.V3ETag = map[string]string{}, map[string]string{}
+		paths := 0
+		for gv, u := range idx {
+			code, h, b := fetch(t, srv, u)
+			if code != http.StatusOK {
+				return false
+			}
+			obs.V3[gv], obs.V3ETag[gv] = string(b), h.Get("Etag")
+			paths += len(gjson.GetBytes(b, "paths").Map())
+		}
+		again, _ := groupIndex(t, srv, c.Group)
+		obs.Index = idx
+		return paths == c.V2Paths && maps.Equal(idx, again)
+	})
 	until("/openapi/v2 has the CRD's paths", func() bool {
 		_, _, after := fetch(t, srv, "/openapi/v2")
 		obs.V2Paths = v2Members(after, "paths", isGroupPath)
@@ -212,8 +241,10 @@ func observeOpenAPI(t *testing.T, srv server, c openAPICase, wait time.Duration)
 			obs.UpdatedV3[gv] = string(b)
 		}
 	}
-	if code := step("DELETE", crdPath+"/"+c.CRDName, ""); code != http.StatusOK {
-		t.Fatalf("delete CRD: %d", code)
+	for _, name := range append([]string{c.CRDName}, sortedMapKeys(c.Also)...) {
+		if code := step("DELETE", crdPath+"/"+name, ""); code != http.StatusOK {
+			t.Fatalf("delete CRD %s: %d", name, code)
+		}
 	}
 	until("index drops the group", func() bool {
 		obs.AfterIndex, _ = groupIndex(t, srv, c.Group)
