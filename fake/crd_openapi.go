@@ -25,7 +25,9 @@ func crdModel(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.C
 	if vs == nil || vs.structural == nil {
 		return m
 	}
-	unfolded := vs.structural.Unfold()
+	// Unfold rewrites the schema it is given; the version's own serves pruning, defaulting and
+	// server-side apply.
+	unfolded := vs.structural.DeepCopy().Unfold()
 	m.V3 = unfolded.ToKubeOpenAPI()
 	if !unfolded.XPreserveUnknownFields && !crd.Spec.PreserveUnknownFields {
 		m.V2 = openapiv2.ToStructuralOpenAPIV2(unfolded).ToKubeOpenAPI()
