@@ -29,8 +29,9 @@ import (
 // operation by operation — the same descriptions, operation ids, tags, parameters (from the option
 // structs' fields and swagger docs, as the installer's AddObjectParams reads them), responses and
 // media types — and marshalled by the same types, so that the documents are the apiserver's byte
-// for byte (TestCustomOpenAPIAsRecorded). The meta and autoscaling definitions they refer to are
-// taken from the recorded built-in documents, which hold the same generated schemas.
+// for byte (fake's TestCRDOpenAPIAsRecorded compares them with kube-apiserver 1.37.2's). The meta
+// and autoscaling definitions they refer to are taken from the recorded built-in documents, which
+// hold the same generated schemas (DeleteOptions with apiextensions' own list of group/versions).
 
 // Model is a resource's OpenAPI schema where no recorded document has it, as the apiextensions
 // apiserver publishes a CRD version's. The schemas are not modified by the Server and must not be
