@@ -21,6 +21,13 @@
 // one that drops remainingItemCount, a watch that sends MODIFIED on selector exit) through a
 // recording TB and require the rules that catch each to fail.
 //
+// Two more sections take a rest.Config instead of a Target. RunWrites (W rules) checks the write
+// path through client-go against any server that takes writes, the writable fake or a real
+// apiserver. RunFaults (F rules) checks what a client sees when the server misbehaves — conflicts,
+// expired continue tokens, 429 with Retry-After, 500/503/504, slow answers, watches that end or
+// expire, compaction — and runs only against a server that offers an Injector (the fake's Server
+// does; a real apiserver cannot be made to fail on demand, so there every F rule skips).
+//
 // Tokens: the continue token is a public wire format, decoded here by DecodeToken and described
 // byte by byte on Token.
 package conformance

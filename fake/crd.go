@@ -318,7 +318,10 @@ func (s *Server) serveCRDLocked(crd *apiextensionsv1.CustomResourceDefinition) {
 			r.cache = s.newCustomCache(r, old)
 		}
 		indexSelectableFields(r.cache, v.SelectableFields)
-		if err := s.api.Register(customInfo(t, v, storage), r.cache); err != nil {
+		info := customInfo(t, v, storage)
+		info.ListKind = names.ListKind
+		info.Model = crdModel(crd, v, vs)
+		if err := s.api.Register(info, r.cache); err != nil {
 			r.cache.Stop()
 			continue
 		}

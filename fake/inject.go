@@ -2,6 +2,7 @@ package fake
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -384,3 +385,17 @@ func (c *watchCutter) FlushError() error {
 
 // Unwrap gives http.ResponseController the writer underneath.
 func (c *watchCutter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// InjectFault is Inject for callers that do not import this package, such as the conformance
+// suite's fault section (conformance.Injector): fault is a Fault's name ("Conflict",
+// "TooManyRequests", ...), and the rule matches the verb on the resource, for times requests
+// (0: no limit), letting events watch events through for CutWatch and ExpireWatch, after delay.
+// remove takes the rule out. An unknown fault name is an error.
+func (s *Server) InjectFault(fault, verb, resource string, times, events int, delay time.Duration) (remove func(), err error) {
+	i := slices.Index(faultNames[:], fault)
+	if i < 0 {
+		return nil, fmt.Errorf("fake: unknown fault %q", fault)
+	}
+	in := s.Inject(Rule{Verbs: []string{verb}, Resource: resource, Times: times, Events: events, Delay: delay, Fault: Fault(i)})
+	return in.Remove, nil
+}

@@ -42,6 +42,12 @@ func (s *Server) load() error {
 	var rv uint64
 	first := len(objs) - len(s.opts.Objects) // index of Options.Objects[0]
 	for i, obj := range objs {
+		if i >= first {
+			if gvk, custom := s.isCustomSeed(obj); custom {
+				s.customSeeds = append(s.customSeeds, customSeed{index: i - first, obj: obj, gvk: gvk})
+				continue
+			}
+		}
 		var r *served
 		var err error
 		if obj.GetObjectKind().GroupVersionKind().Empty() {

@@ -32,8 +32,11 @@ import (
 type Options struct {
 	// Objects are stored before the server starts serving, as if created in order: each gets the
 	// next resourceVersion, and a uid and creationTimestamp when it has none. Each must be an
-	// object of a built-in kind with its apiVersion and kind set, or a typed object of client-go's
-	// scheme. Their namespaces need not exist.
+	// object of a built-in kind with its apiVersion and kind set, a typed object of client-go's
+	// scheme, or a custom resource (an *unstructured.Unstructured, or a typed object with its
+	// apiVersion and kind set) of a kind that CRDs or CRDDirectoryPaths define. Custom resources
+	// are stored after the CRDs, pruned, defaulted and validated as a create is; one that fails
+	// makes NewServer fail. Their namespaces need not exist.
 	Objects []runtime.Object
 	// Validate, when set, is called for every create and update (also those of patches and of the
 	// status subresource) after the built-in validation passed, with old nil for a create; the
@@ -65,7 +68,7 @@ type Options struct {
 	// kube-system, kube-public, kube-node-lease).
 	NoDefaultNamespaces bool
 
-	// CRDs are created at start, after Objects, as if through the API (crd_install.go): each is
+	// CRDs are created at start, after the built-in Objects, as if through the API (crd_install.go): each is
 	// Established and its resource served before NewServer returns. CRDDirectoryPaths are files
 	// or directories of YAML or JSON CustomResourceDefinitions created the same way, as envtest's
 	// CRDDirectoryPaths; ErrorIfCRDPathMissing makes a missing path an error rather than skipped.
@@ -136,6 +139,9 @@ type Server struct {
 	compactedRV atomic.Uint64
 	// fixedClock: Options.Now was given, so managedFields times are restamped with it (clock.go).
 	fixedClock bool
+	// customSeeds are the custom resources of Options.Objects, held by load until the CRDs are
+	// installed (load_custom.go); nil once the server is built.
+	customSeeds []customSeed
 
 	ln     net.Listener
 	http   *http.Server
@@ -248,6 +254,11 @@ func newServer(opts Options) (*Server, error) {
 		s.stopCaches()
 		return nil, err
 	}
+	if err := s.loadCustom(s.customSeeds); err != nil {
+		s.stopCaches()
+		return nil, err
+	}
+	s.customSeeds = nil
 	s.startCollector()
 	return s, nil
 }

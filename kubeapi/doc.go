@@ -18,7 +18,9 @@
 // apiserver's default (Name, Created At) for the others. Bodies are kube-apiserver
 // 1.37.2's bytes: list items without kind and apiVersion, objects alone with them; metadata-only
 // answers (PartialObjectMetadata[List]) copy the stored metadata; /openapi/v2 and /openapi/v3
-// serve the apiserver's recorded documents for the registered resources (openapi.go).
+// serve the apiserver's recorded documents for the registered resources (openapi.go), and for
+// a resource registered with a Model (a custom resource) what the apiextensions apiserver builds
+// from its schema (openapi_custom.go).
 //
 // Only reads are served: other methods get 405, unknown paths 404. Discovery is served in both
 // forms: the legacy documents, and the aggregated one (apidiscovery.k8s.io/v2) at /api and /apis,

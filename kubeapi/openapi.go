@@ -7,7 +7,9 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,11 +173,15 @@ func (s *Server) openAPI() *openAPISet {
 	s.mu.RLock()
 	gen, set := s.gen, s.openapi
 	reg := served{}
+	models := map[string][]ResourceInfo{} // by group/version path
 	for _, g := range s.groups {
 		for _, gv := range g.versions {
 			rs := map[string]struct{}{}
 			for _, r := range gv.resources {
 				rs[r.info.Resource] = struct{}{}
+				if r.info.Model != nil {
+					models[gvPath(g.name, gv.version)] = append(models[gvPath(g.name, gv.version)], r.info)
+				}
 			}
 			reg[gvPath(g.name, gv.version)] = rs
 		}
@@ -186,12 +192,30 @@ func (s *Server) openAPI() *openAPISet {
 	}
 	set = &openAPISet{gen: gen, v3: map[string]*openAPIDoc{}}
 	if v2 := recorded("v2"); v2 != nil {
-		set.v2 = newOpenAPIDoc(narrow(v2, reg.keep), false)
+		doc := narrow(v2, reg.keep)
+		var infos []ResourceInfo
+		for _, gv := range slices.Sorted(maps.Keys(models)) {
+			infos = append(infos, models[gv]...)
+		}
+		if custom, err := withCustomV2(doc, infos); err != nil {
+			s.log.Error("openapi v2", "err", err)
+		} else {
+			doc = custom
+		}
+		set.v2 = newOpenAPIDoc(doc, false)
 	}
 	var gvs []string
 	for gv := range reg {
 		if doc := recorded("v3_" + strings.ReplaceAll(gv, "/", "_")); doc != nil {
 			set.v3[gv] = newOpenAPIDoc(narrow(doc, reg.keep), true)
+			gvs = append(gvs, gv)
+		} else if infos := models[gv]; len(infos) > 0 {
+			doc, err := customV3Document(infos)
+			if err != nil {
+				s.log.Error("openapi", "groupVersion", gv, "err", err)
+				continue
+			}
+			set.v3[gv] = newOpenAPIDoc(doc, true)
 			gvs = append(gvs, gv)
 		}
 	}

@@ -68,6 +68,10 @@ type ResourceInfo struct {
 	// apiserver's `Warning: 299 - "<text>"` header; "" means the built-in one of the group,
 	// version and resource (v1 endpoints and componentstatuses have one), if any.
 	Warning string
+	// Model is the resource's OpenAPI schema when no recorded document has it (a custom
+	// resource's): /openapi/v3 and /openapi/v2 then publish it as apiextensions does. nil leaves
+	// such a resource out of them.
+	Model *Model
 }
 
 // builtinWarnings are the deprecation warnings kube-apiserver 1.37.2 sends for the listable
