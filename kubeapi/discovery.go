@@ -41,9 +41,9 @@ func discoveryAccepted(w http.ResponseWriter, r *http.Request, aggregated bool) 
 		return true
 	}
 	if aggregated {
-		writeStatus(w, onlyMediaTypes(objectRepresentations...))
+		writeStatus(w, onlyMediaTypes(discoveryRepresentations...))
 	} else {
-		writeStatus(w, notAcceptable(objectRepresentations...))
+		writeStatus(w, notAcceptable(discoveryRepresentations...))
 	}
 	return false
 }

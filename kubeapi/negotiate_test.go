@@ -19,23 +19,26 @@ import (
 // "406: Not Acceptable" with the representations served and empty details when no media type
 // matches — a collection's path lists the watch stream too, an object's does not — and "only the
 // following media types are accepted" without details when JSON is asked in a form not served,
-// and by /apis and /apis/{group}. The lists name what this server serves (JSON only), where the
-// apiserver also names YAML and protobuf; everything else is the recorded answer.
+// and by /apis and /apis/{group}. Resource endpoints name JSON, YAML and protobuf, as the
+// apiserver's; discovery names JSON only (the apiserver also serves it in YAML and protobuf);
+// everything else is the recorded answer.
 func TestNotAcceptable(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	const (
 		notAcc = "406: Not Acceptable\n\nAvailable representations: "
 		only   = "only the following media types are accepted: "
+		all    = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+		stream = ", application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 	)
 	tests := []struct {
 		recorded, path, accept string
 		message                string
 	}{
-		{"notacceptable-list-xml", "/api/v1/namespaces/ns-0/pods", "application/xml", notAcc + "application/json, application/json;stream=watch"},
-		{"notacceptable-xml", "/api/v1/pods", "application/xml", notAcc + "application/json, application/json;stream=watch"},
-		{"notacceptable-get-xml", "/api/v1/namespaces/ns-0/pods/pod-000000", "application/xml", notAcc + "application/json"},
-		{"notacceptable-watch-named-xml", "/api/v1/namespaces/ns-0/pods/pod-000000?watch=1", "application/xml", notAcc + "application/json"},
-		{"notacceptable-table-v2", "/api/v1/namespaces/ns-0/pods", "application/json;as=Table;g=meta.k8s.io;v=v2", only + "application/json"},
+		{"notacceptable-list-xml", "/api/v1/namespaces/ns-0/pods", "application/xml", notAcc + all + stream},
+		{"notacceptable-xml", "/api/v1/pods", "application/xml", notAcc + all + stream},
+		{"notacceptable-get-xml", "/api/v1/namespaces/ns-0/pods/pod-000000", "application/xml", notAcc + all},
+		{"notacceptable-watch-named-xml", "/api/v1/namespaces/ns-0/pods/pod-000000?watch=1", "application/xml", notAcc + all},
+		{"notacceptable-table-v2", "/api/v1/namespaces/ns-0/pods", "application/json;as=Table;g=meta.k8s.io;v=v2", only + all},
 		{"notacceptable-api-xml", "/api", "application/xml", notAcc + "application/json"},
 		{"notacceptable-groupversion-xml", "/api/v1", "application/xml", notAcc + "application/json"},
 		{"notacceptable-apis-xml", "/apis", "application/xml", only + "application/json"},

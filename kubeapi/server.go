@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/watchcache/watchcache/internal/wire"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -89,6 +90,9 @@ type resource struct {
 	cache *watchcache.Cache
 	gv    string // apiVersion of its objects
 	gr    schema.GroupResource
+	gvk   schema.GroupVersionKind // of one object
+	// protobuf says its objects have a protobuf encoding: a kind of k8s.io/api, not unstructured.
+	protobuf bool
 	// typePrefix is `{"kind":"<Kind>","apiVersion":"<gv>",`, how its objects begin (typemeta.go).
 	typePrefix []byte
 	// emptyTail ends a bookmark's object after its metadata (typemeta.go).
@@ -156,6 +160,8 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 		cache:      c,
 		gv:         info.GroupVersion(),
 		gr:         schema.GroupResource{Group: info.Group, Resource: info.Resource},
+		gvk:        schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind},
+		protobuf:   !info.Unstructured && wire.HasProtobuf(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 		typePrefix: typePrefix(info.Kind, info.GroupVersion()),
 		emptyTail:  emptyTail(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 	}
@@ -312,6 +318,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 	if res.info.Warning != "" { // on every answer, errors included, as the apiserver sends it
 		w.Header().Add("Warning", `299 - "`+res.info.Warning+`"`)
 	}
+	// From here on, an error is answered in the encoding the request asked for.
+	w = &errorEncoded{ResponseWriter: w, enc: errorEncoding(r.Header.Get("Accept"))}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeStatus(w, methodNotSupported(res.gr, r.Method, name == ""))
