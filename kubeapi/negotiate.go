@@ -99,23 +99,9 @@ func negotiate(header string, custom, protobuf bool) (output, refusal) {
 	return output{}, noConversion
 }
 
-// errorEncoding is the encoding of an error Status answering a request with this Accept header:
-// the apiserver negotiates it again, admitting no conversion (as=, g=, v=), from every encoding,
-// and falls back to JSON (testdata/encodings: a custom resource's 406 is protobuf when protobuf
-// was asked; a Table asked in protobuf gets a JSON 406).
-func errorEncoding(header string) wire.Encoding {
-	for _, c := range wire.ParseAccept(header) {
-		if c.Params["as"] != "" || c.Params["g"] != "" || c.Params["v"] != "" {
-			continue
-		}
-		for _, enc := range wire.Encodings {
-			if c.Admits(enc) {
-				return enc
-			}
-		}
-	}
-	return wire.JSON
-}
+// errorEncoding is the encoding of an error Status answering a request with this Accept header
+// (wire.ErrorEncoding).
+func errorEncoding(header string) wire.Encoding { return wire.ErrorEncoding(header) }
 
 // Media types a resource endpoint produces, as the apiserver lists them in a 406: a collection's
 // path also serves watch streams, an object's does not (testdata/oracle/notacceptable-*.http).

@@ -108,3 +108,46 @@ func RouteAdmits(header string, produces []string) bool {
 	}
 	return false
 }
+
+// plain reports whether a clause asks for no conversion (no as, g or v parameter).
+func (c Clause) plain() bool {
+	return c.Params["as"] == "" && c.Params["g"] == "" && c.Params["v"] == ""
+}
+
+// ErrorEncoding is the encoding of an error Status answering a request with this Accept header:
+// the apiserver negotiates it again, admitting no conversion (as=, g=, v=), among all its
+// encodings, and falls back to JSON (a custom resource's 406 is protobuf when protobuf was asked;
+// a Table asked in protobuf gets a JSON 406).
+func ErrorEncoding(header string) Encoding {
+	for _, c := range ParseAccept(header) {
+		if !c.plain() {
+			continue
+		}
+		for _, enc := range Encodings {
+			if c.Admits(enc) {
+				return enc
+			}
+		}
+	}
+	return JSON
+}
+
+// ObjectEncoding negotiates the encoding of a write's answer (the object, or a Status) as the
+// apiserver does: the first clause admitting an encoding and asking for no conversion; protobuf
+// only when the kind has it. An empty header is JSON; ok is false when nothing is admitted.
+func ObjectEncoding(header string, protobuf bool) (enc Encoding, ok bool) {
+	if strings.TrimSpace(header) == "" {
+		return JSON, true
+	}
+	for _, c := range ParseAccept(header) {
+		if !c.plain() {
+			continue
+		}
+		for _, enc := range Encodings {
+			if c.Admits(enc) && (protobuf || enc != Protobuf) {
+				return enc, true
+			}
+		}
+	}
+	return 0, false
+}
