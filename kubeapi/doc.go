@@ -20,6 +20,11 @@
 // answers (PartialObjectMetadata[List]) copy the stored metadata; /openapi/v2 and /openapi/v3
 // serve the apiserver's recorded documents for the registered resources (openapi.go).
 //
+// JSON responses are spliced; a client that asks for protobuf (client-go's typed clients,
+// kube-controller-manager, kube-scheduler) or YAML gets them as the apiserver negotiates and encodes
+// them (internal/wire, reference/observed-encodings.md): protobuf decodes each stored object's
+// JSON into its k8s.io/api type and marshals it, item by item; YAML converts the JSON answer.
+//
 // Only reads are served: other methods get 405, unknown paths 404. Discovery is the legacy
 // (unaggregated) form; kubectl and client-go fall back to it.
 package kubeapi

@@ -55,7 +55,8 @@ func DefaultVersion() *version.Info {
 }
 
 // Server is an http.Handler serving the Kubernetes REST read path — discovery, list, get and
-// watch, as JSON or as kubectl's Tables — from watch caches, one per resource.
+// watch, in JSON, YAML or protobuf, as objects, kubectl's Tables or metadata only — from watch
+// caches, one per resource.
 //
 // Concurrency: ServeHTTP may be called by any number of goroutines, and Register may be called at
 // any time, also while serving. The caches are read only through their List, Get and Watch.
@@ -318,8 +319,13 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 	if res.info.Warning != "" { // on every answer, errors included, as the apiserver sends it
 		w.Header().Add("Warning", `299 - "`+res.info.Warning+`"`)
 	}
-	// From here on, an error is answered in the encoding the request asked for.
-	w = &errorEncoded{ResponseWriter: w, enc: errorEncoding(r.Header.Get("Accept"))}
+	// From here on, an error is answered in the encoding the request asked for; a JSON request
+	// keeps its writer (no allocation on the JSON path).
+	if accept := r.Header.Get("Accept"); accept != "" {
+		if enc := errorEncoding(accept); enc != wire.JSON {
+			w = &errorEncoded{ResponseWriter: w, enc: enc}
+		}
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeStatus(w, methodNotSupported(res.gr, r.Method, name == ""))
