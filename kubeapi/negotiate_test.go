@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/watchcache/watchcache/internal/wire"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -200,5 +201,51 @@ func TestDeprecationWarning(t *testing.T) {
 		if got := strings.Join(r.header.Values("Warning"), "|"); got != tt.want {
 			t.Errorf("%s: Warning %q, want %q", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestNegotiateEncodings: negotiate as a pure function over the Accept header, for a built-in
+// resource and a custom one (reference/observed-encodings.md "Negotiation", each row recorded in
+// testdata/encodings).
+func TestNegotiateEncodings(t *testing.T) {
+	const pb = "application/vnd.kubernetes.protobuf"
+	tests := []struct {
+		accept     string
+		custom     bool
+		format     format
+		enc        wire.Encoding
+		why        refusal
+		errorsAsPB bool // the error Statuses of the request are protobuf
+	}{
+		{"", false, formatJSON, wire.JSON, 0, false},
+		{pb, false, formatJSON, wire.Protobuf, 0, true},
+		{"application/yaml", false, formatJSON, wire.YAML, 0, false},
+		{pb + ", */*", false, formatJSON, wire.Protobuf, 0, true},
+		{"application/json;q=0.5, " + pb + ";q=0.9", false, formatJSON, wire.Protobuf, 0, true},
+		{"application/yaml;q=0.9, application/json;q=0.8", false, formatJSON, wire.YAML, 0, false},
+		{pb + ";q=0.5, application/json", false, formatJSON, wire.JSON, 0, false},
+		{"*/*", false, formatJSON, wire.JSON, 0, false},
+		{pb + ";q=0", false, formatJSON, wire.Protobuf, 0, true},
+		{"application/*", false, 0, 0, noMediaType, false},
+		{"application/xml", false, 0, 0, noMediaType, false},
+		{pb + ";as=Table;v=v1;g=meta.k8s.io", false, 0, 0, noConversion, false},
+		{pb + ";as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io", false, formatTable, wire.JSON, 0, false},
+		{"application/yaml;as=Table;v=v1;g=meta.k8s.io", false, formatTable, wire.YAML, 0, false},
+		{pb + ";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", false, formatMeta, wire.Protobuf, 0, false},
+		{pb, true, 0, 0, noConversion, true},
+		{pb + ", */*", true, formatJSON, wire.JSON, 0, true},
+		{"application/yaml", true, formatJSON, wire.YAML, 0, false},
+		{pb + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1", true, formatMeta, wire.Protobuf, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.accept, func(t *testing.T) {
+			out, why := negotiate(tt.accept, tt.custom, !tt.custom)
+			if why != tt.why || (why == 0 && (out.format != tt.format || out.enc != tt.enc)) {
+				t.Errorf("negotiate(custom=%t) = %+v, %d; want format %d enc %d, refusal %d", tt.custom, out, why, tt.format, tt.enc, tt.why)
+			}
+			if got := errorEncoding(tt.accept) == wire.Protobuf; got != tt.errorsAsPB {
+				t.Errorf("errorEncoding = %d, want protobuf %t", errorEncoding(tt.accept), tt.errorsAsPB)
+			}
+		})
 	}
 }
