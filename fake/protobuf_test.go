@@ -3,6 +3,7 @@ package fake_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"context"
 	"encoding/json"
 	"io"
@@ -245,6 +246,16 @@ func TestWriteAnswersInYAMLAndProtobuf(t *testing.T) {
 		t.Errorf("YAML:\n%s\nrecorded (normalised)\n%s", g, w)
 	}
 
+	// A conflict answered in protobuf and YAML: the recorded Status bytes.
+	for _, name := range []string{"error-409-pb", "error-409-yaml"} {
+		want := rec[name]
+		send("POST", cm, "", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-1"}}`)
+		resp, body := send("POST", cm, want.Accept, "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-1"}}`)
+		if resp.StatusCode != want.Status || !bytes.Equal(body, want.body(t)) {
+			t.Errorf("%s: %d %q\nrecorded %d %q", name, resp.StatusCode, body, want.Status, want.body(t))
+		}
+	}
+
 	resp, body = send("POST", cm, "application/xml", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-xml"}}`)
 	var st metav1.Status
 	_ = json.Unmarshal(body, &st)
@@ -286,7 +297,19 @@ func normalizeYAML(t *testing.T, b []byte) string {
 type encodingAnswer struct {
 	Name, Accept string
 	Status       int
-	Body         string
+	Body, Base64 string
+}
+
+func (a encodingAnswer) body(t *testing.T) []byte {
+	t.Helper()
+	if a.Base64 == "" {
+		return []byte(a.Body)
+	}
+	b, err := base64.StdEncoding.DecodeString(a.Base64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func readEncodingAnswers(t *testing.T) map[string]encodingAnswer {

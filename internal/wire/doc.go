@@ -5,5 +5,5 @@
 // marshals it, a YAML answer converts the JSON the JSON answer would be
 // (reference/observed-encodings.md).
 //
-// Everything here is a pure function of its arguments and safe for concurrent use.
+// Its functions are pure and safe for concurrent use; a List is used by one goroutine.
 package wire

@@ -79,9 +79,6 @@ type Clause struct {
 // Admits reports whether the clause admits the encoding.
 func (c Clause) Admits(e Encoding) bool { return e.matches(c.accept) }
 
-// Type is the clause's media type without parameters, e.g. "application/json" or "*/*".
-func (c Clause) Type() string { return c.accept.Type + "/" + c.accept.SubType }
-
 // ParseAccept splits an Accept header into its clauses in the order the apiserver tries them
 // (goautoneg's: by q, then specific types before wildcards). A clause with q=0 is kept, last, as
 // the apiserver keeps it.

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -143,15 +142,6 @@ func AppendObject(dst []byte, gvk schema.GroupVersionKind, obj []byte) ([]byte, 
 	return appendEnveloped(dst, gvk.GroupVersion().String(), gvk.Kind, m)
 }
 
-// AppendTyped appends the enveloped protobuf encoding of a typed object of kind gvk.
-func AppendTyped(dst []byte, gvk schema.GroupVersionKind, obj runtime.Object) ([]byte, error) {
-	m, ok := obj.(marshaller)
-	if !ok {
-		return dst, fmt.Errorf("wire: %T has no protobuf encoding", obj)
-	}
-	return appendEnveloped(dst, gvk.GroupVersion().String(), gvk.Kind, m)
-}
-
 // statusGV is the apiVersion the apiserver writes on every Status, whatever the group.
 const statusGV = "v1"
 
@@ -249,6 +239,3 @@ func AppendWatchFrame(dst []byte, eventType string, object []byte) []byte {
 	dst = appendVarint(dst, uint64(len(object)))
 	return append(dst, object...)
 }
-
-// IsProtobuf reports whether a body starts with the protobuf envelope's magic number.
-func IsProtobuf(body []byte) bool { return bytes.HasPrefix(body, magic) }
