@@ -3,8 +3,8 @@ package fake_test
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
