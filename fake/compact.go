@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/watchcache/watchcache/internal/wire"
 )
 
 // Compact makes the server answer as a kube-apiserver reading etcd (--watch-cache=false) answers
@@ -57,7 +59,7 @@ func (s *Server) compacted(w http.ResponseWriter, r *http.Request, a *Request) b
 		}
 		st := apierrors.NewResourceExpired(msgInconsistentContinue)
 		st.ErrStatus.ListMeta.Continue = inconsistentToken(start)
-		writeError(w, st)
+		writeError(&encodedWriter{ResponseWriter: w, enc: wire.ErrorEncoding(r.Header.Get("Accept"))}, st)
 		return true
 	}
 	rv, err := strconv.ParseUint(q.Get("resourceVersion"), 10, 64)
@@ -67,7 +69,7 @@ func (s *Server) compacted(w http.ResponseWriter, r *http.Request, a *Request) b
 	match := q.Get("resourceVersionMatch")
 	limit, _ := strconv.ParseInt(q.Get("limit"), 10, 64)
 	if match == "Exact" || (match == "" && limit > 0) {
-		writeError(w, apierrors.NewResourceExpired(msgListExpired))
+		writeError(&encodedWriter{ResponseWriter: w, enc: wire.ErrorEncoding(r.Header.Get("Accept"))}, apierrors.NewResourceExpired(msgListExpired))
 		return true
 	}
 	return false

@@ -3,7 +3,15 @@ package fake
 import (
 	"net/http"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchcache/watchcache/internal/wire"
 )
+
+// writeProduces are the media types the apiserver's write endpoints answer in, as its 406 lists
+// them.
+var writeProduces = []string{wire.MediaJSON, wire.MediaYAML, wire.MediaProtobuf}
 
 // target is what a request's path names: a resource, and within it a namespace, an object name and
 // a subresource, each possibly empty.
@@ -75,6 +83,22 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok || (read && t.subresource == "") {
 		s.api.ServeHTTP(w, r)
+		return
+	}
+	// The answer's encoding is negotiated before anything is written (a create with an Accept
+	// nothing admits stores nothing: reference/observed-encodings.md), and errors after it are
+	// answered in it.
+	accept := r.Header.Get("Accept")
+	if accept != "" && !wire.RouteAdmits(accept, writeProduces) {
+		writeError(w, notAcceptable())
+		return
+	}
+	enc, okEnc := wire.ObjectEncoding(accept, t.res.custom == nil)
+	w = &encodedWriter{ResponseWriter: w, enc: enc}
+	if !okEnc {
+		w.(*encodedWriter).enc = wire.ErrorEncoding(accept)
+		writeError(w, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+			"only the following media types are accepted: "+strings.Join(writeProduces, ", ")))
 		return
 	}
 	if t.subresource == "scale" && t.res.custom != nil && t.res.scale {

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,7 +13,10 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/internal/wire"
 )
 
 // Fault is what an injected Rule makes the server answer instead of the request's own answer.
@@ -295,12 +299,17 @@ func writeTimeout(w http.ResponseWriter) {
 var watchExpiredEvent = []byte(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` +
 	msgWatchExpired + `","reason":"Expired","code":410}}` + "\n")
 
+// watchExpiredFrame is watchExpiredEvent in a protobuf watch stream.
+var watchExpiredFrame = wire.AppendWatchFrame(nil, "ERROR", wire.Status(&metav1.Status{
+	Status: metav1.StatusFailure, Message: msgWatchExpired, Reason: metav1.StatusReasonExpired, Code: http.StatusGone}))
+
 // errWatchCut is what a cut watch's writes return, so that the read path ends the stream.
 var errWatchCut = errors.New("fake: watch cut by an injected fault")
 
 // watchCutter passes a watch's stream through until it has carried events events (one JSON line
-// each; bookmarks are not counted, as their timing is not the test's), then writes the expired
-// ERROR event if asked and fails every later write, which ends the stream.
+// each, or one length-prefixed frame in protobuf; bookmarks are not counted, as their timing is
+// not the test's), then writes the expired ERROR event if asked and fails every later write,
+// which ends the stream.
 type watchCutter struct {
 	http.ResponseWriter
 	events int
@@ -311,6 +320,10 @@ type watchCutter struct {
 	cut      bool
 	lineHead []byte // the start of the current line, enough to tell a bookmark
 	ok       bool   // the stream started (a 200): only then is it cut
+	// protobuf: the stream is protobuf frames; left is what remains of the current frame
+	// (-1 while its length prefix is read, then its body's bytes).
+	protobuf bool
+	left     int
 }
 
 var bookmarkPrefix = []byte(`{"type":"BOOKMARK"`)
@@ -321,6 +334,8 @@ func (c *watchCutter) WriteHeader(code int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ok = code == http.StatusOK
+	c.protobuf = strings.HasPrefix(c.ResponseWriter.Header().Get("Content-Type"), wire.MediaProtobuf)
+	c.left = -1
 	if c.ok && c.events <= 0 {
 		c.cutLocked()
 	}
@@ -335,6 +350,9 @@ func (c *watchCutter) Write(p []byte) (int, error) {
 	}
 	if !c.ok {
 		return c.ResponseWriter.Write(p)
+	}
+	if c.protobuf {
+		return c.writeFrames(p)
 	}
 	for i, b := range p {
 		if len(c.lineHead) < len(bookmarkPrefix) {
@@ -359,6 +377,45 @@ func (c *watchCutter) Write(p []byte) (int, error) {
 	return c.ResponseWriter.Write(p)
 }
 
+// bookmarkFrame is how a BOOKMARK's frame body begins: the WatchEvent's type, field 1.
+var bookmarkFrame = []byte("\x0a\x08BOOKMARK")
+
+// writeFrames is Write for a protobuf stream: it follows the frames' length prefixes.
+func (c *watchCutter) writeFrames(p []byte) (int, error) {
+	for i := 0; i < len(p); {
+		if c.left < 0 { // reading the 4-byte length, then the start of the body
+			c.lineHead = append(c.lineHead, p[i])
+			i++
+			if len(c.lineHead) == 4 {
+				c.left = int(binary.BigEndian.Uint32(c.lineHead))
+			}
+			continue
+		}
+		n := min(c.left, len(p)-i)
+		if head := len(c.lineHead) - 4; head < len(bookmarkFrame) {
+			c.lineHead = append(c.lineHead, p[i:i+min(n, len(bookmarkFrame)-head)]...)
+		}
+		c.left -= n
+		i += n
+		if c.left > 0 {
+			continue
+		}
+		if !startsWith(c.lineHead[4:], bookmarkFrame) {
+			c.seen++
+		}
+		c.lineHead, c.left = c.lineHead[:0], -1
+		if c.seen >= c.events {
+			w, err := c.ResponseWriter.Write(p[:i])
+			if err != nil {
+				return w, err
+			}
+			c.cutLocked()
+			return w, errWatchCut
+		}
+	}
+	return c.ResponseWriter.Write(p)
+}
+
 func startsWith(b, prefix []byte) bool {
 	return len(b) >= len(prefix) && string(b[:len(prefix)]) == string(prefix)
 }
@@ -366,7 +423,9 @@ func startsWith(b, prefix []byte) bool {
 // cutLocked ends the stream: the ERROR event if asked, flushed to the client.
 func (c *watchCutter) cutLocked() {
 	c.cut = true
-	if c.expire {
+	if c.expire && c.protobuf {
+		_, _ = c.ResponseWriter.Write(watchExpiredFrame)
+	} else if c.expire {
 		_, _ = c.ResponseWriter.Write(watchExpiredEvent)
 	}
 	_ = http.NewResponseController(c.ResponseWriter).Flush()

@@ -8,8 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/internal/wire"
 )
 
 // writeError answers with the Status of err: the err's own when it carries one, else a 500.
@@ -35,14 +39,73 @@ func writeError(w http.ResponseWriter, err error) {
 }
 
 // writeBody answers with a JSON body, as the apiserver does: the bytes and a newline. b is often
-// the cache's own (shared, immutable) bytes, so nothing is appended to it.
+// the cache's own (shared, immutable) bytes, so nothing is appended to it. When the request
+// negotiated protobuf or YAML (encodedWriter), the JSON is converted: the object's kind and
+// apiVersion name its type.
 func writeBody(w http.ResponseWriter, code int, b []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	enc := wire.JSON
+	if e, ok := w.(*encodedWriter); ok {
+		enc = e.enc
+	}
+	var out []byte
+	var err error
+	switch enc {
+	case wire.Protobuf:
+		out, err = protobufBody(b)
+	case wire.YAML:
+		out, err = wire.ToYAML(b)
+	}
+	if err != nil || enc == wire.JSON {
+		h.Set("Content-Type", "application/json")
+		h.Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(code)
+		_, _ = w.Write(b)
+		_, _ = w.Write(newline)
+		return
+	}
+	h.Set("Content-Type", enc.MediaType())
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
-	_, _ = w.Write(b)
-	_, _ = w.Write(newline)
+	_, _ = w.Write(out)
+}
+
+// protobufBody is the protobuf answer of a JSON object or Status.
+func protobufBody(b []byte) ([]byte, error) {
+	kind, apiVersion := gjson.GetBytes(b, "kind").String(), gjson.GetBytes(b, "apiVersion").String()
+	if kind == "Status" {
+		var st metav1.Status
+		if err := json.Unmarshal(b, &st); err != nil {
+			return nil, fmt.Errorf("fake: protobuf of a Status: %w", err)
+		}
+		return wire.Status(&st), nil
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("fake: protobuf of %s: %w", kind, err)
+	}
+	return wire.AppendObject(nil, gv.WithKind(kind), b)
+}
+
+// encodedWriter is a response negotiated to enc; writeBody converts to it. Unwrap lets
+// http.ResponseController reach the connection.
+type encodedWriter struct {
+	http.ResponseWriter
+	enc wire.Encoding
+}
+
+func (e *encodedWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// notAcceptable is the apiserver router's 406 for an Accept naming no media type a write endpoint
+// answers in.
+func notAcceptable() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotAcceptable,
+		Reason:  metav1.StatusReasonNotAcceptable,
+		Message: "406: Not Acceptable\n\nAvailable representations: " + strings.Join(writeProduces, ", "),
+		Details: &metav1.StatusDetails{},
+	}}
 }
 
 var newline = []byte{'\n'}

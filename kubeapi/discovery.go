@@ -44,9 +44,9 @@ func discoveryAccepted(w http.ResponseWriter, r *http.Request, byMediaTypes bool
 		return true
 	}
 	if byMediaTypes || why == noConversion {
-		writeStatus(w, onlyMediaTypes(objectRepresentations...))
+		writeStatus(w, onlyMediaTypes(discoveryRepresentations...))
 	} else {
-		writeStatus(w, notAcceptable(objectRepresentations...))
+		writeStatus(w, notAcceptable(discoveryRepresentations...))
 	}
 	return false
 }

@@ -22,6 +22,11 @@
 // a resource registered with a Model (a custom resource) what the apiextensions apiserver builds
 // from its schema (openapi_custom.go).
 //
+// JSON responses are spliced; a client that asks for protobuf (client-go's typed clients,
+// kube-controller-manager, kube-scheduler) or YAML gets them as the apiserver negotiates and encodes
+// them (internal/wire, reference/observed-encodings.md): protobuf decodes each stored object's
+// JSON into its k8s.io/api type and marshals it, item by item; YAML converts the JSON answer.
+//
 // Only reads are served: other methods get 405, unknown paths 404. Discovery is served in both
 // forms: the legacy documents, and the aggregated one (apidiscovery.k8s.io/v2) at /api and /apis,
 // which kubectl and client-go read in two requests (aggregated.go).

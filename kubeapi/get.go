@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/watchcache/watchcache/apistatus"
+	"github.com/watchcache/watchcache/internal/wire"
 )
 
 // serveObject serves a get of one object, or a watch of it (?watch=true or a /watch/ path).
@@ -57,6 +58,15 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadata" {
 		writeStatusIndented(w, res.wrongShape(false))
 		return
+	}
+	switch req.out.enc {
+	case wire.Protobuf:
+		res.writeProtobufObject(w, req.out, obj)
+		return
+	case wire.YAML:
+		y := &yamlResponse{ResponseWriter: w}
+		defer y.finish()
+		w = y
 	}
 	w.Header().Set("Content-Type", req.out.contentType())
 	w.WriteHeader(http.StatusOK)

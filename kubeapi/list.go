@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/watchcache/watchcache/apistatus"
+	"github.com/watchcache/watchcache/internal/wire"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -55,7 +56,7 @@ type request struct {
 // order (406 before 400). A get (a named request without watch) reads only resourceVersion and
 // fieldSelector, as the apiserver decodes only GetOptions for it.
 func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string) (*request, bool) {
-	out, why := negotiate(r.Header.Get("Accept"))
+	out, why := negotiate(r.Header.Get("Accept"), res.info.Unstructured, res.protobuf)
 	if why != 0 {
 		writeStatus(w, notAcceptableFor(why, name == ""))
 		return nil, false
@@ -130,14 +131,23 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 		writeStatus(w, apistatus.FromError(err))
 		return
 	}
+	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadataList" {
+		writeStatusIndented(w, req.res.wrongShape(true))
+		return
+	}
+	switch req.out.enc {
+	case wire.Protobuf:
+		req.res.writeProtobufList(w, req.out, protobufMeta(page.ResourceVersion, page.Continue, page.RemainingItemCount), page.Items)
+		return
+	case wire.YAML:
+		y := &yamlResponse{ResponseWriter: w}
+		defer y.finish()
+		w = y
+	}
 	w.Header().Set("Content-Type", req.out.contentType())
 	meta := listMeta(page.ResourceVersion, page.Continue, page.RemainingItemCount)
 	if req.res.info.Unstructured && page.Continue == "" && req.out.format == formatJSON {
 		meta = append(meta[:len(meta)-1], `,"continue":""}`...)
-	}
-	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadataList" {
-		writeStatusIndented(w, req.res.wrongShape(true))
-		return
 	}
 	if req.out.format == formatMeta {
 		w.WriteHeader(http.StatusOK)

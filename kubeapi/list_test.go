@@ -248,8 +248,8 @@ func TestErrors(t *testing.T) {
 		{"update", "PUT", "/api/v1/nodes/node-1", "", 405, "MethodNotAllowed", `update is not supported on resources of kind "nodes"`},
 		{"patch", "PATCH", "/api/v1/nodes/node-1", "", 405, "MethodNotAllowed", `patch is not supported on resources of kind "nodes"`},
 		{"post to discovery", "POST", "/api/v1", "", 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
-		{"protobuf only", "GET", "/api/v1/pods", "application/vnd.kubernetes.protobuf", 406, "NotAcceptable", ""},
 		{"aggregated discovery v2beta1 only", "GET", "/apis", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", 406, "NotAcceptable", ""}, // testdata/oracle/aggdisc-apis-v2beta1-only.http
+		{"xml only", "GET", "/api/v1/pods", "application/xml", 406, "NotAcceptable", ""},
 		{"bad includeObject", "GET", "/api/v1/pods?includeObject=All", "application/json;as=Table;v=v1;g=meta.k8s.io", 400, "BadRequest", `unrecognized includeObject value: "All"`},
 	}
 	for _, tt := range tests {

@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/watchcache/watchcache/internal/wire"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -19,23 +20,26 @@ import (
 // "406: Not Acceptable" with the representations served and empty details when no media type
 // matches — a collection's path lists the watch stream too, an object's does not — and "only the
 // following media types are accepted" without details when JSON is asked in a form not served,
-// and by /apis and /apis/{group}. The lists name what this server serves (JSON only), where the
-// apiserver also names YAML and protobuf; everything else is the recorded answer.
+// and by /apis and /apis/{group}. Resource endpoints name JSON, YAML and protobuf, as the
+// apiserver's; discovery names JSON only (the apiserver also serves it in YAML and protobuf);
+// everything else is the recorded answer.
 func TestNotAcceptable(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	const (
 		notAcc = "406: Not Acceptable\n\nAvailable representations: "
 		only   = "only the following media types are accepted: "
+		all    = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+		stream = ", application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
 	)
 	tests := []struct {
 		recorded, path, accept string
 		message                string
 	}{
-		{"notacceptable-list-xml", "/api/v1/namespaces/ns-0/pods", "application/xml", notAcc + "application/json, application/json;stream=watch"},
-		{"notacceptable-xml", "/api/v1/pods", "application/xml", notAcc + "application/json, application/json;stream=watch"},
-		{"notacceptable-get-xml", "/api/v1/namespaces/ns-0/pods/pod-000000", "application/xml", notAcc + "application/json"},
-		{"notacceptable-watch-named-xml", "/api/v1/namespaces/ns-0/pods/pod-000000?watch=1", "application/xml", notAcc + "application/json"},
-		{"notacceptable-table-v2", "/api/v1/namespaces/ns-0/pods", "application/json;as=Table;g=meta.k8s.io;v=v2", only + "application/json"},
+		{"notacceptable-list-xml", "/api/v1/namespaces/ns-0/pods", "application/xml", notAcc + all + stream},
+		{"notacceptable-xml", "/api/v1/pods", "application/xml", notAcc + all + stream},
+		{"notacceptable-get-xml", "/api/v1/namespaces/ns-0/pods/pod-000000", "application/xml", notAcc + all},
+		{"notacceptable-watch-named-xml", "/api/v1/namespaces/ns-0/pods/pod-000000?watch=1", "application/xml", notAcc + all},
+		{"notacceptable-table-v2", "/api/v1/namespaces/ns-0/pods", "application/json;as=Table;g=meta.k8s.io;v=v2", only + all},
 		{"notacceptable-api-xml", "/api", "application/xml", notAcc + "application/json"},
 		{"notacceptable-groupversion-xml", "/api/v1", "application/xml", notAcc + "application/json"},
 		{"notacceptable-apis-xml", "/apis", "application/xml", only + "application/json"},
@@ -197,5 +201,51 @@ func TestDeprecationWarning(t *testing.T) {
 		if got := strings.Join(r.header.Values("Warning"), "|"); got != tt.want {
 			t.Errorf("%s: Warning %q, want %q", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestNegotiateEncodings: negotiate as a pure function over the Accept header, for a built-in
+// resource and a custom one (reference/observed-encodings.md "Negotiation", each row recorded in
+// testdata/encodings).
+func TestNegotiateEncodings(t *testing.T) {
+	const pb = "application/vnd.kubernetes.protobuf"
+	tests := []struct {
+		accept     string
+		custom     bool
+		format     format
+		enc        wire.Encoding
+		why        refusal
+		errorsAsPB bool // the error Statuses of the request are protobuf
+	}{
+		{"", false, formatJSON, wire.JSON, 0, false},
+		{pb, false, formatJSON, wire.Protobuf, 0, true},
+		{"application/yaml", false, formatJSON, wire.YAML, 0, false},
+		{pb + ", */*", false, formatJSON, wire.Protobuf, 0, true},
+		{"application/json;q=0.5, " + pb + ";q=0.9", false, formatJSON, wire.Protobuf, 0, true},
+		{"application/yaml;q=0.9, application/json;q=0.8", false, formatJSON, wire.YAML, 0, false},
+		{pb + ";q=0.5, application/json", false, formatJSON, wire.JSON, 0, false},
+		{"*/*", false, formatJSON, wire.JSON, 0, false},
+		{pb + ";q=0", false, formatJSON, wire.Protobuf, 0, true},
+		{"application/*", false, 0, 0, noMediaType, false},
+		{"application/xml", false, 0, 0, noMediaType, false},
+		{pb + ";as=Table;v=v1;g=meta.k8s.io", false, 0, 0, noConversion, false},
+		{pb + ";as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io", false, formatTable, wire.JSON, 0, false},
+		{"application/yaml;as=Table;v=v1;g=meta.k8s.io", false, formatTable, wire.YAML, 0, false},
+		{pb + ";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", false, formatMeta, wire.Protobuf, 0, false},
+		{pb, true, 0, 0, noConversion, true},
+		{pb + ", */*", true, formatJSON, wire.JSON, 0, true},
+		{"application/yaml", true, formatJSON, wire.YAML, 0, false},
+		{pb + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1", true, formatMeta, wire.Protobuf, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.accept, func(t *testing.T) {
+			out, why := negotiate(tt.accept, tt.custom, !tt.custom)
+			if why != tt.why || (why == 0 && (out.format != tt.format || out.enc != tt.enc)) {
+				t.Errorf("negotiate(custom=%t) = %+v, %d; want format %d enc %d, refusal %d", tt.custom, out, why, tt.format, tt.enc, tt.why)
+			}
+			if got := errorEncoding(tt.accept) == wire.Protobuf; got != tt.errorsAsPB {
+				t.Errorf("errorEncoding = %d, want protobuf %t", errorEncoding(tt.accept), tt.errorsAsPB)
+			}
+		})
 	}
 }

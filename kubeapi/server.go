@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/watchcache/watchcache/internal/wire"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -54,7 +55,8 @@ func DefaultVersion() *version.Info {
 }
 
 // Server is an http.Handler serving the Kubernetes REST read path — discovery, list, get and
-// watch, as JSON or as kubectl's Tables — from watch caches, one per resource.
+// watch, in JSON, YAML or protobuf, as objects, kubectl's Tables or metadata only — from watch
+// caches, one per resource.
 //
 // Concurrency: ServeHTTP may be called by any number of goroutines, and Register may be called at
 // any time, also while serving. The caches are read only through their List, Get and Watch.
@@ -92,6 +94,9 @@ type resource struct {
 	cache *watchcache.Cache
 	gv    string // apiVersion of its objects
 	gr    schema.GroupResource
+	gvk   schema.GroupVersionKind // of one object
+	// protobuf says its objects have a protobuf encoding: a kind of k8s.io/api, not unstructured.
+	protobuf bool
 	// typePrefix is `{"kind":"<Kind>","apiVersion":"<gv>",`, how its objects begin (typemeta.go).
 	typePrefix []byte
 	// emptyTail ends a bookmark's object after its metadata (typemeta.go).
@@ -160,6 +165,8 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 		cache:      c,
 		gv:         info.GroupVersion(),
 		gr:         schema.GroupResource{Group: info.Group, Resource: info.Resource},
+		gvk:        schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind},
+		protobuf:   !info.Unstructured && wire.HasProtobuf(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 		typePrefix: typePrefix(info.Kind, info.GroupVersion()),
 		emptyTail:  emptyTail(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 	}
@@ -315,6 +322,13 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 	}
 	if res.info.Warning != "" { // on every answer, errors included, as the apiserver sends it
 		w.Header().Add("Warning", `299 - "`+res.info.Warning+`"`)
+	}
+	// From here on, an error is answered in the encoding the request asked for; a JSON request
+	// keeps its writer (no allocation on the JSON path).
+	if accept := r.Header.Get("Accept"); accept != "" {
+		if enc := errorEncoding(accept); enc != wire.JSON {
+			w = &errorEncoded{ResponseWriter: w, enc: enc}
+		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchcache/watchcache/internal/wire"
 )
 
 // statusJSON encodes a Status as the apiserver does: kind Status, apiVersion v1, and an empty
@@ -27,6 +29,10 @@ func statusJSON(st *apierrors.StatusError) []byte {
 // writeStatus answers a request with a Status: its code, a JSON body, and the Retry-After header
 // when details.retryAfterSeconds > 0 (rule 3.4: the 504 for a too-large RV; rule 3.7: the 429 of
 // a cache that is not ready), as the apiserver's ErrorNegotiated does.
+//
+// The body is JSON, or the encoding errorEncoding chose for the request (errorEncoded): protobuf
+// or YAML, as the apiserver encodes the Statuses of a request that asked for them
+// (testdata/encodings: error-404-pb, error-404-yaml).
 func writeStatus(w http.ResponseWriter, st *apierrors.StatusError) {
 	code := int(st.ErrStatus.Code)
 	if code == 0 {
@@ -36,11 +42,34 @@ func writeStatus(w http.ResponseWriter, st *apierrors.StatusError) {
 	if d := st.ErrStatus.Details; d != nil && d.RetryAfterSeconds > 0 {
 		h.Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
 	}
-	h.Set("Content-Type", "application/json")
+	enc, body := wire.JSON, append(statusJSON(st), '\n')
+	if e, ok := w.(*errorEncoded); ok {
+		enc = e.enc
+	}
+	switch enc {
+	case wire.Protobuf:
+		body = wire.Status(&st.ErrStatus)
+	case wire.YAML:
+		if y, err := wire.ToYAML(body); err == nil {
+			body = y
+		} else {
+			enc = wire.JSON
+		}
+	}
+	h.Set("Content-Type", enc.MediaType())
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
-	_, _ = w.Write(append(statusJSON(st), '\n'))
+	_, _ = w.Write(body)
 }
+
+// errorEncoded is a response whose error Statuses are written in enc (writeStatus). Unwrap lets
+// http.ResponseController reach the connection.
+type errorEncoded struct {
+	http.ResponseWriter
+	enc wire.Encoding
+}
+
+func (e *errorEncoded) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
 // notFound is the apiserver's 404 for a path that names no resource.
 func notFound() *apierrors.StatusError {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchcache/watchcache/apistatus"
+	"github.com/watchcache/watchcache/internal/wire"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -33,7 +34,15 @@ const maxBatch = 64
 // Options.MinRequestTimeout without it), when the client goes away, and when the cache closes the
 // watch (re-list, a watcher that fell behind, Stop): the client then re-watches from the last
 // resourceVersion it saw.
+//
+// In protobuf (Content-Type `application/vnd.kubernetes.protobuf;stream=watch`) each event is a
+// length-prefixed metav1.WatchEvent frame (wire.AppendWatchFrame). YAML cannot stream: a watch
+// that negotiated it is the apiserver's 406, in YAML (testdata/encodings: watch-configmaps-yaml).
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request) {
+	if !req.out.enc.Streams() {
+		writeStatus(w, onlyMediaTypes(streamRepresentations...))
+		return
+	}
 	o := req.opts
 	timeout := time.Duration(0)
 	if o.TimeoutSeconds != nil {
@@ -70,14 +79,14 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, req *request
 
 	rc := http.NewResponseController(w)
 	h := w.Header()
-	h.Set("Content-Type", req.out.contentType())
+	h.Set("Content-Type", req.out.enc.StreamMediaType())
 	h.Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	if rc.Flush() != nil || r.Method == http.MethodHead {
 		return
 	}
 	bw := bufio.NewWriterSize(w, bodyBuffer)
-	enc := &eventEncoder{res: req.res}
+	enc := &eventEncoder{res: req.res, protobuf: req.out.enc == wire.Protobuf}
 	if expired {
 		enc.write(bw, watchcache.WatchEvent{Type: watchcache.Error, Err: errDeadlinePassed})
 		_ = bw.Flush()
@@ -148,6 +157,9 @@ type eventEncoder struct {
 	metaVersion string
 	// headersSent: the column definitions went out with the first event.
 	headersSent bool
+	// protobuf: events are protobuf frames; frame is the buffer they are built in.
+	protobuf bool
+	frame    []byte
 }
 
 // write writes one event. The object of an ADDED, MODIFIED or DELETED event is the cache's bytes
@@ -155,6 +167,10 @@ type eventEncoder struct {
 // the kind with only metadata.resourceVersion, plus the annotation k8s.io/initial-events-end on
 // the bookmark that ends a watch-list's initial events (rule 5.8); an ERROR carries the Status.
 func (e *eventEncoder) write(bw *bufio.Writer, ev watchcache.WatchEvent) {
+	if e.protobuf {
+		e.writeProtobuf(bw, ev)
+		return
+	}
 	bw.WriteString(`{"type":"`)
 	bw.WriteString(string(ev.Type))
 	bw.WriteString(`","object":`)
@@ -202,4 +218,34 @@ func (e *eventEncoder) bookmark(ev watchcache.WatchEvent) []byte {
 	}
 	b = append(b, '}')
 	return append(b, e.res.emptyTail...)
+}
+
+// writeProtobuf writes one event as a protobuf frame: the same object as the JSON event's, decoded
+// into its type and marshalled in its envelope (or its PartialObjectMetadata); an ERROR's Status.
+// An object that does not decode ends the watch with an ERROR of the failure, as the apiserver
+// ends a watch it cannot encode.
+func (e *eventEncoder) writeProtobuf(bw *bufio.Writer, ev watchcache.WatchEvent) {
+	var obj []byte
+	var err error
+	switch ev.Type {
+	case watchcache.Error:
+		obj = wire.Status(&apistatus.FromError(ev.Err).ErrStatus)
+	case watchcache.Bookmark:
+		obj, err = e.protobufObject(e.bookmark(ev))
+	default:
+		obj, err = e.protobufObject(ev.Object)
+	}
+	typ := string(ev.Type)
+	if err != nil {
+		typ, obj = string(watchcache.Error), wire.Status(&apierrors.NewInternalError(err).ErrStatus)
+	}
+	e.frame = wire.AppendWatchFrame(e.frame[:0], typ, obj)
+	bw.Write(e.frame)
+}
+
+func (e *eventEncoder) protobufObject(obj []byte) ([]byte, error) {
+	if e.metaVersion != "" {
+		return wire.AppendPartial(nil, e.metaVersion, metadataOf(obj))
+	}
+	return wire.AppendObject(nil, e.res.gvk, obj)
 }
