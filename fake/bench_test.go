@@ -1,11 +1,13 @@
 package fake_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,19 +78,63 @@ func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// writeTarget is where the write benchmarks write: the fake, or the oracle when
-// WATCHCACHE_ORACLE_URL is set and the benchmark's name says oracle.
-func writeTargets(b *testing.B) map[string]func(b *testing.B) *rest.Config {
-	targets := map[string]func(b *testing.B) *rest.Config{
-		"fake": func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() },
+// writeTarget is where a write benchmark writes: a client config for it, and the CPU its server
+// used outside the benchmark's process (nil when the server runs inside it, as the fake does).
+type writeTarget struct {
+	config    func(b *testing.B) *rest.Config
+	serverCPU func() time.Duration
+}
+
+// writeTargets are the fake, and the oracle when WATCHCACHE_ORACLE_URL is set. The oracle's
+// server CPU is that of the processes listed in WATCHCACHE_ORACLE_PIDS (kube-apiserver and etcd:
+// the pids in the oracle's run/*.pid): on a shared 2-core machine the CPU each side spends per
+// write is steadier than its wall time, and it says which side is CPU-bound.
+func writeTargets(b *testing.B) map[string]writeTarget {
+	targets := map[string]writeTarget{
+		"fake": {config: func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() }},
 	}
 	if base := os.Getenv("WATCHCACHE_ORACLE_URL"); base != "" {
-		targets["oracle"] = func(*testing.B) *rest.Config {
+		pids := strings.Fields(os.Getenv("WATCHCACHE_ORACLE_PIDS"))
+		t := writeTarget{config: func(*testing.B) *rest.Config {
 			return &rest.Config{Host: base, BearerToken: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), QPS: -1,
 				TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+		}}
+		if len(pids) > 0 {
+			t.serverCPU = func() time.Duration { return processesCPU(b, pids) }
 		}
+		targets["oracle"] = t
 	}
 	return targets
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, 100 on every Linux
+// architecture's ABI).
+const userHZ = 100
+
+// processesCPU is the CPU time (user + system) the processes pids have used, from
+// /proc/<pid>/stat.
+func processesCPU(b *testing.B, pids []string) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			b.Fatalf("oracle process %s: %v", pid, err)
+		}
+		// The fields after the command name, which is in parentheses and may hold spaces: state is
+		// the first, utime the 12th, stime the 13th.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 13 {
+			b.Fatalf("oracle process %s: short stat %q", pid, stat)
+		}
+		for _, v := range f[11:13] {
+			ticks, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatalf("oracle process %s: stat: %v", pid, err)
+			}
+			total += time.Duration(ticks) * time.Second / userHZ
+		}
+	}
+	return total
 }
 
 var benchNS atomic.Int64
@@ -99,9 +145,9 @@ func BenchmarkCreate(b *testing.B) {
 	for name, target := range writeTargets(b) {
 		for _, writers := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/writers=%d", name, writers), func(b *testing.B) {
-				cs, ns := benchClient(b, target(b))
+				cs, ns := benchClient(b, target.config(b))
 				var next atomic.Int64
-				runWriters(b, writers, func(ctx context.Context) error {
+				runWriters(b, writers, target.serverCPU, func(ctx context.Context) error {
 					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("cm-", next.Add(1))}, Data: map[string]string{"k": "v"}}
 					_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
 					return err
@@ -117,20 +163,20 @@ func BenchmarkUpdate(b *testing.B) {
 	for name, target := range writeTargets(b) {
 		for _, writers := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/writers=%d", name, writers), func(b *testing.B) {
-				cs, ns := benchClient(b, target(b))
+				cs, ns := benchClient(b, target.config(b))
 				for w := range writers {
 					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("u-", w)}}
 					if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
 						b.Fatal(err)
 					}
 				}
-				var n, id atomic.Int64
-				runWriters(b, writers, func(ctx context.Context) error {
+				var n atomic.Int64
+				runWriters(b, writers, target.serverCPU, func(ctx context.Context) error {
 					w := ctx.Value(writerKey{}).(int)
 					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("u-", w)}, Data: map[string]string{"n": fmt.Sprint(n.Add(1))}}
 					_, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
 					return err
-				}, &id)
+				})
 			})
 		}
 	}
@@ -142,9 +188,9 @@ func BenchmarkApply(b *testing.B) {
 	for name, target := range writeTargets(b) {
 		for _, writers := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/writers=%d", name, writers), func(b *testing.B) {
-				cs, ns := benchClient(b, target(b))
+				cs, ns := benchClient(b, target.config(b))
 				var n atomic.Int64
-				runWriters(b, writers, func(ctx context.Context) error {
+				runWriters(b, writers, target.serverCPU, func(ctx context.Context) error {
 					w := ctx.Value(writerKey{}).(int)
 					cm := corev1apply.ConfigMap(fmt.Sprint("a-", w), ns).WithData(map[string]string{"n": fmt.Sprint(n.Add(1))})
 					_, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, cm, metav1.ApplyOptions{FieldManager: "bench", Force: true})
@@ -171,13 +217,19 @@ func benchClient(b *testing.B, cfg *rest.Config) (kubernetes.Interface, string) 
 	return cs, ns
 }
 
-// runWriters runs b.N calls of op spread over writers goroutines.
-func runWriters(b *testing.B, writers int, op func(ctx context.Context) error, _ ...*atomic.Int64) {
+// runWriters runs b.N calls of op spread over writers goroutines. It reports cpu-ns/op, the
+// benchmark process's CPU per write (the client's, and the server's for the fake), and with
+// serverCPU, server-cpu-ns/op (the oracle's processes) and total-cpu-ns/op.
+func runWriters(b *testing.B, writers int, serverCPU func() time.Duration, op func(ctx context.Context) error) {
 	b.Helper()
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
+	var server time.Duration
+	if serverCPU != nil {
+		server = serverCPU()
+	}
 	b.ResetTimer()
 	cpu := cpuNow()
 	for w := range writers {
@@ -193,7 +245,13 @@ func runWriters(b *testing.B, writers int, op func(ctx context.Context) error, _
 	}
 	wg.Wait()
 	b.StopTimer()
-	reportCPU(b, cpu) // the client's share and the server's, for the fake
+	cpu = cpuNow() - cpu
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	if serverCPU != nil {
+		server = serverCPU() - server
+		b.ReportMetric(float64(server)/float64(b.N), "server-cpu-ns/op")
+	}
+	b.ReportMetric(float64(cpu+server)/float64(b.N), "total-cpu-ns/op")
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
