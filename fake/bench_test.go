@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,8 +19,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/watchcache/watchcache/fake"
@@ -91,7 +94,8 @@ type writeTarget struct {
 // write is steadier than its wall time, and it says which side is CPU-bound.
 func writeTargets(b *testing.B) map[string]writeTarget {
 	targets := map[string]writeTarget{
-		"fake": {config: func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() }},
+		"fake":  {config: func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() }},
+		"floor": {config: floorConfig},
 	}
 	if base := os.Getenv("WATCHCACHE_ORACLE_URL"); base != "" {
 		pids := strings.Fields(os.Getenv("WATCHCACHE_ORACLE_PIDS"))
@@ -105,6 +109,42 @@ func writeTargets(b *testing.B) map[string]writeTarget {
 		targets["oracle"] = t
 	}
 	return targets
+}
+
+// floorConfig is a client config for an HTTP server that does no work: it reads each request's
+// body and answers with one fixed protobuf object of the request's resource, as the fake's
+// listener would. What the write benchmarks spend against it is what client-go and net/http cost
+// on both ends of the loopback connection, in one process: the least CPU per write the fake can
+// use, whatever its handler does.
+func floorConfig(b *testing.B) *rest.Config {
+	codec := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	encode := func(obj runtime.Object) []byte {
+		var buf bytes.Buffer
+		if err := codec.Encode(obj, &buf); err != nil {
+			b.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	now := metav1.Now()
+	meta := metav1.ObjectMeta{Name: "cm-1", Namespace: "bench", UID: "6f1c7c0e-0c1d-4d0a-9d59-000000000001", ResourceVersion: "12345",
+		CreationTimestamp: now, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "bench", Operation: metav1.ManagedFieldsOperationApply,
+			APIVersion: "v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:n":{}}}`)}}}}
+	cm := encode(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: map[string]string{"n": "1"}})
+	ns := encode(&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "bench"}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		body := cm
+		if r.URL.Path == "/api/v1/namespaces" {
+			body = ns
+		}
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	return &rest.Config{Host: srv.URL, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
 }
 
 // userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, 100 on every Linux
