@@ -6,6 +6,8 @@
 #   BENCH_COUNT=6 BENCH_TIME=300ms    more runs / longer runs per benchmark
 #   REPORT_ONLY=1 run.sh              rewrite BENCHMARKS.md from the last run's results/ (e.g. after
 #                                     editing NOTES.md or cmd/report)
+#   APPENDICES_ONLY=1 run.sh          rewrite only the sections after the peers' comparison from
+#                                     CORE.md, ../ctrlcache/BENCHMARKS.md and ../fake/BENCHMARKS.md
 #
 # Each (size, peer family) runs in a process of its own — ours, client-go, etcd, cacher — so one
 # peer's heap does not slow another's garbage collection, and a process builds only the fixtures
@@ -23,11 +25,25 @@ start=$(date +%s)
 report() {
 	go run ./cmd/report -csv "$RES/benchstat.csv" -text "$RES/benchstat.txt" \
 		-machine "$(cat "$RES/machine.txt")" -cmd "$(cat "$RES/command.txt")" -notes NOTES.md >../BENCHMARKS.md
-	# The core's own hot paths, measured by scripts/bench-core.sh and kept in CORE.md.
-	cat CORE.md >>../BENCHMARKS.md
-	# The controller caches (ctrlcache vs controller-runtime), measured by ctrlcache's benchmarks.
-	cat ../ctrlcache/BENCHMARKS.md >>../BENCHMARKS.md
+	appendices >>../BENCHMARKS.md
 }
+# appendices writes the sections measured outside this script, each kept in a file of its own.
+appendices() {
+	# The core's own hot paths, measured by scripts/bench-core.sh and kept in CORE.md.
+	cat CORE.md
+	# The controller caches (ctrlcache vs controller-runtime), measured by ctrlcache's benchmarks.
+	cat ../ctrlcache/BENCHMARKS.md
+	# The writable fake beside kube-apiserver + etcd, measured by fake's benchmarks.
+	cat ../fake/BENCHMARKS.md
+}
+if [ -n "${APPENDICES_ONLY:-}" ]; then
+	# Keeps the peers' comparison as the last run wrote it and rewrites what follows it.
+	head="$(sed '/^## The core.s hot paths/,$d' ../BENCHMARKS.md)"
+	{ printf '%s\n' "$head"; appendices; } >../BENCHMARKS.md.new
+	mv ../BENCHMARKS.md.new ../BENCHMARKS.md
+	echo "== rewrote BENCHMARKS.md's appendices from CORE.md, ctrlcache/ and fake/"
+	exit 0
+fi
 if [ -n "${REPORT_ONLY:-}" ]; then
 	report
 	echo "== rewrote BENCHMARKS.md from $RES/"
