@@ -50,9 +50,9 @@ func runCase(t *testing.T, srv target, c celCase, wait time.Duration) observedCa
 	t.Helper()
 	ns, group := "c-"+c.Name, c.Name+".example.com"
 	out := observedCase{Name: c.Name}
-	var lastRV string
+	var lastUID, lastRV string
 	for _, st := range c.Steps {
-		sub := strings.NewReplacer("{ns}", ns, "{g}", group, "{rv}", lastRV).Replace
+		sub := strings.NewReplacer("{ns}", ns, "{g}", group, "{uid}", lastUID, "{rv}", lastRV).Replace
 		var code int
 		var b []byte
 		deadline := time.Now().Add(wait)
@@ -64,10 +64,10 @@ func runCase(t *testing.T, srv target, c celCase, wait time.Duration) observedCa
 			time.Sleep(50 * time.Millisecond)
 		}
 		var meta struct {
-			Metadata struct{ ResourceVersion string } `json:"metadata"`
+			Metadata struct{ UID, ResourceVersion string } `json:"metadata"`
 		}
-		if json.Unmarshal(b, &meta) == nil && meta.Metadata.ResourceVersion != "" {
-			lastRV = meta.Metadata.ResourceVersion
+		if json.Unmarshal(b, &meta) == nil && meta.Metadata.UID != "" {
+			lastUID, lastRV = meta.Metadata.UID, meta.Metadata.ResourceVersion
 		}
 		out.Steps = append(out.Steps, observedStep{Name: st.Name, Method: st.Method, Path: st.Path,
 			ContentType: st.ContentType, Body: st.Body, Code: code, Response: trim(b)})
@@ -93,6 +93,8 @@ func send(t *testing.T, srv target, st celStep, sub func(string) string) (int, [
 		req.Header.Set("Content-Type", ct)
 	}
 	req.Header.Set("Accept", "application/json")
+	// The field manager of the fake's CRD recording, which TestObservedCRDsWithValidator replays.
+	req.Header.Set("User-Agent", "record-crds/v0.0.0")
 	if srv.token != "" {
 		req.Header.Set("Authorization", "Bearer "+srv.token)
 	}
