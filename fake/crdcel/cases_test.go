@@ -127,4 +127,27 @@ var celCases = []celCase{
 		{Name: "put with the invalid fields unchanged passes", Method: "PUT", Path: widgetsPath + "/old",
 			Body: `{"apiVersion":"{g}/v1","kind":"Widget","metadata":{"name":"old","resourceVersion":"{rv}"},"spec":{"name":"short","code":"x1","other":"again"}}`},
 	}},
+	{Name: "listmap", Steps: []celStep{
+		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: namespaceBody},
+		{Name: "create crd", Method: "POST", Path: crdPath, Body: crd(listMapSpec, plainStatus)},
+		{Name: "established", Method: "GET", Path: crdPath + "/widgets.{g}", Until: established},
+		{Name: "create", Method: "POST", Path: widgetsPath, Body: widget("w", `{"ports":[{"name":"a","port":1,"protocol":"TCP"},{"name":"b","port":2,"protocol":"TCP"}]}`)},
+		{Name: "item rule fails", Method: "POST", Path: widgetsPath, Body: widget("bad", `{"ports":[{"name":"a","port":0,"protocol":"TCP"},{"name":"b","port":-1,"protocol":"TCP"}]}`)},
+		{Name: "transition rule on a keyed item fails", Method: "PATCH", Path: widgetsPath + "/w", ContentType: mergePatch,
+			Body: `{"spec":{"ports":[{"name":"a","port":1,"protocol":"TCP"},{"name":"b","port":2,"protocol":"UDP"}]}}`},
+		{Name: "reordered items keep their old selves", Method: "PATCH", Path: widgetsPath + "/w", ContentType: mergePatch,
+			Body: `{"spec":{"ports":[{"name":"b","port":3,"protocol":"TCP"},{"name":"a","port":1,"protocol":"TCP"}]}}`},
+		{Name: "a new item has no old self", Method: "PATCH", Path: widgetsPath + "/w", ContentType: mergePatch,
+			Body: `{"spec":{"ports":[{"name":"b","port":3,"protocol":"TCP"},{"name":"a","port":1,"protocol":"TCP"},{"name":"c","port":4,"protocol":"SCTP"}]}}`},
+		{Name: "duplicate key", Method: "PATCH", Path: widgetsPath + "/w", ContentType: mergePatch,
+			Body: `{"spec":{"ports":[{"name":"a","port":1,"protocol":"TCP"},{"name":"a","port":5,"protocol":"TCP"}]}}`},
+	}},
 }
+
+// listMapSpec has a list-map of ports keyed by name, whose items have a rule (port > 0) and a
+// transition rule (protocol == oldSelf.protocol): items are correlated with their old selves by
+// key, whatever their index.
+const listMapSpec = `{"type":"object","properties":{"ports":{"type":"array","maxItems":8,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+ "items":{"type":"object","required":["name"],
+  "x-kubernetes-validations":[{"rule":"self.port > 0","message":"port must be positive"},{"rule":"self.protocol == oldSelf.protocol","message":"protocol is immutable"}],
+  "properties":{"name":{"type":"string","maxLength":16},"port":{"type":"integer"},"protocol":{"type":"string","maxLength":8}}}}}}`
