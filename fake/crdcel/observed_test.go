@@ -240,6 +240,12 @@ func TestObservedCEL(t *testing.T) {
 					if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body {
 						t.Fatalf("step differs from the record: re-record (TestRecordOracleCEL)")
 					}
+					if _, ok := anyOrder[wc.Name+"/"+w.Name]; ok {
+						if g.Code != w.Code || !reflect.DeepEqual(causes(g.Response), causes(w.Response)) || !sameJSON(withoutCauses(g.Response), withoutCauses(w.Response)) {
+							t.Errorf("got %d %s\napiserver %d %s", g.Code, g.Response, w.Code, w.Response)
+						}
+						return
+					}
 					if g.Code != w.Code || !sameJSON(g.Response, w.Response) {
 						t.Errorf("got %d %s\napiserver %d %s", g.Code, g.Response, w.Code, w.Response)
 					}
@@ -247,6 +253,26 @@ func TestObservedCEL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anyOrder are the steps whose causes come in any order, and why: their code, causes (as a set)
+// and the rest of the Status are compared.
+var anyOrder = map[string]string{
+	"rules/create several rules fail": "the apiserver's CEL validator walks an object's properties in a Go map's order (random), there as here",
+}
+
+// withoutCauses drops a Status's causes and message, which lists them.
+func withoutCauses(b []byte) []byte {
+	var v map[string]any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	delete(v, "message")
+	if d, ok := v["details"].(map[string]any); ok {
+		delete(d, "causes")
+	}
+	out, _ := json.Marshal(v)
+	return out
 }
 
 func sameJSON(a, b []byte) bool {
