@@ -72,6 +72,8 @@ type customVersion struct {
 	res    *customResource
 	schema *versionSchema
 	scale  *apiextensionsv1.CustomResourceSubresourceScale
+	// validator is Options.CustomResourceValidator's for this version, or nil.
+	validator VersionValidator
 }
 
 // lookupCustom returns a served custom resource, or nil.
@@ -303,6 +305,9 @@ func (s *Server) serveCRDLocked(crd *apiextensionsv1.CustomResourceDefinition) {
 			verbs: customVerbs, shortNames: names.ShortNames, categories: names.Categories,
 			goType: reflect.TypeOf(unstructured.Unstructured{}), generation: true,
 			custom: &customVersion{res: res, schema: vs},
+		}
+		if cv := s.opts.CustomResourceValidator; cv != nil {
+			t.custom.validator = cv.ForVersion(crd, v.Name)
 		}
 		if sr := v.Subresources; sr != nil {
 			t.status = sr.Status != nil

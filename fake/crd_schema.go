@@ -24,7 +24,8 @@ import (
 // fieldValidation=Strict, its 400), fill in defaults, and validate with kube-openapi's validator,
 // whose results become the apiserver's 422 causes. apiextensions' own validation and defaulting
 // packages are not used: they import k8s.io/apiserver (CEL, feature gates), which the fake
-// does not depend on. x-kubernetes-validations (CEL rules) are therefore not evaluated.
+// does not depend on. x-kubernetes-validations (CEL rules) are therefore not evaluated here;
+// Options.CustomResourceValidator (fake/crdcel) replaces this validation with the apiserver's own.
 
 // versionSchema is one served version's schema, compiled once per CRD write.
 type versionSchema struct {

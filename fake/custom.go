@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -117,18 +118,28 @@ func contains(s []string, x string) bool {
 }
 
 // validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, and a
-// custom resource's schema and scale replicas.
-func (s *Server) validateKind(_ Operation, r *served, obj, old runtime.Object) field.ErrorList {
+// custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place.
+func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
 		var prev *apiextensionsv1.CustomResourceDefinition
 		if old != nil {
 			prev = old.(*apiextensionsv1.CustomResourceDefinition)
 		}
+		if cv := s.opts.CustomResourceValidator; cv != nil && subresource == "" {
+			return cv.ValidateCRD(ctx, o, prev)
+		}
 		return validateCRD(o, prev)
 	case *unstructured.Unstructured:
 		if r.custom == nil {
 			return nil
+		}
+		if v := r.custom.validator; v != nil {
+			w := CustomResourceWrite{Operation: op, Subresource: subresource, Object: o}
+			if old != nil {
+				w.Old = old.(*unstructured.Unstructured)
+			}
+			return v.Validate(ctx, w)
 		}
 		errs := r.custom.schema.validateObject(o.Object)
 		if sc := r.custom.scale; sc != nil {

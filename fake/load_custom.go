@@ -109,7 +109,7 @@ func (s *Server) storeCustomSeed(sd customSeed) error {
 	if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
 		return apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
 	}
-	if err := s.validate(Create, r, d.obj, nil, m.GetName()); err != nil {
+	if err := s.validate(contextBackground(), Create, r, d.obj, nil, m.GetName(), ""); err != nil {
 		return err
 	}
 	unlock := s.lockObject(r, ns, m.GetName())

@@ -43,6 +43,10 @@ type Options struct {
 	// errors it returns fail the write with the apiserver's 422 Invalid. It is called with the
 	// object's lock held, so it must not write that object through the server.
 	Validate func(op Operation, gvr schema.GroupVersionResource, obj, old runtime.Object) field.ErrorList
+	// CustomResourceValidator, when set, validates CRDs and custom resources in place of the
+	// fake's own checks (crd_validator.go): fake/crdcel's evaluates x-kubernetes-validations
+	// (CEL) rules and ratchets updates as the apiserver does.
+	CustomResourceValidator CustomResourceValidator
 	// Logger receives one record per request (Debug; Error for 5xx answers); nil discards them.
 	Logger *slog.Logger
 	// Now is the clock of creationTimestamp and deletionTimestamp; nil means time.Now.

@@ -195,7 +195,7 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), t.name, errs)
 	}
-	if err := s.validate(Update, r, obj, old, t.name); err != nil {
+	if err := s.validate(contextBackground(), Update, r, obj, old, t.name, t.subresource); err != nil {
 		return nil, err
 	}
 	b, err := encodeStored(r.resourceType, obj)

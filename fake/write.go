@@ -168,9 +168,10 @@ func namespaceTerminating(b []byte) bool {
 	return gjson.GetBytes(b, "status.phase").String() == string(corev1.NamespaceTerminating)
 }
 
-// validate runs the user's validation hook.
-func (s *Server) validate(op Operation, r *served, obj, old runtime.Object, name string) error {
-	errs := s.validateKind(op, r, obj, old)
+// validate runs the per-kind validation and then the user's validation hook. subresource is the
+// written subresource ("" or "status").
+func (s *Server) validate(ctx context.Context, op Operation, r *served, obj, old runtime.Object, name, subresource string) error {
+	errs := s.validateKind(ctx, op, r, obj, old, subresource)
 	if len(errs) == 0 && s.opts.Validate != nil {
 		errs = s.opts.Validate(op, r.gvr, obj, old)
 	}
@@ -297,7 +298,7 @@ func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry b
 		}
 		defer release()
 	}
-	if err := s.validate(Create, r, obj, nil, m.GetName()); err != nil {
+	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), ""); err != nil {
 		return nil, err
 	}
 	if dry {

@@ -7,7 +7,7 @@
 # The modules: the root (the core, apistatus, kubeapi, source/kube, the suites) and those that need
 # what a module embedding the core must not get: source/etcd (etcd's client; etcd's server in its
 # tests), cmd/watchcache (source/etcd; etcd's server in its tests), ctrlcache (controller-runtime),
-# bench and storagetest (k8s.io/apiserver, etcd's server), promcollector (prometheus/client_golang),
+# bench and storagetest (k8s.io/apiserver, etcd's server), fake/crdcel (k8s.io/apiserver's CEL), promcollector (prometheus/client_golang),
 # internal/embedcheck (a module importing
 # only watchcache and source/kube; internal/depcheck asserts its `go list -m all`). Each is tested
 # as its own go.mod resolves it (GOWORK=off), not through go.work, which merges every module's
@@ -41,6 +41,9 @@ module encryption
 module examples/operator
 # promcollector exports caches' and sources' figures through prometheus/client_golang.
 module promcollector
+# fake/crdcel validates the fake's CRDs and custom resources with apiextensions-apiserver's own
+# code (CEL rules, ratcheting), which imports k8s.io/apiserver.
+module fake/crdcel
 # bench's tests check that the peers it measures agree (ours, client-go's Indexer, etcd, the
 # apiserver's cacher). Without -race for the reason given for storagetest below: the race build of
 # k8s.io/apiserver adds minutes on 2 cores. 36 s of CPU (113 s on a shared, loaded machine).
