@@ -152,6 +152,11 @@ func (s *server) send(method, path, accept, contentType string, body []byte) ans
 		return a
 	}
 	a.Body = bytes.Clone(data) // data is the reused buffer
+	if a.Code == http.StatusOK && isWatch(path) {
+		a.Kind = "watch"
+		a.Items = watchEvents(a.Body, a.ContentType)
+		return a
+	}
 	if strings.HasPrefix(a.ContentType, protobuf) {
 		// The reduction reads JSON: decode the protobuf as client-go does and re-encode it; the
 		// bodies are still compared as sent.
@@ -190,6 +195,53 @@ func (s *server) send(method, path, accept, contentType string, body []byte) ans
 		}
 	}
 	return a
+}
+
+// isWatch reports whether the request is a watch (its answer a stream of events).
+func isWatch(path string) bool {
+	_, q, _ := strings.Cut(path, "?")
+	for kv := range strings.SplitSeq(q, "&") {
+		if kv == "watch=1" || kv == "watch=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// watchEvents lists a JSON watch stream's events as "TYPE namespace/name" (a protobuf stream as
+// its byte count only: the bodies are compared as sent either way).
+func watchEvents(b []byte, contentType string) []string {
+	if strings.HasPrefix(contentType, protobuf) {
+		return nil
+	}
+	var out []string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Kind     string `json:"kind"`
+				Reason   string `json:"reason"`
+				Metadata struct {
+					Namespace, Name string
+				} `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := dec.Decode(&ev); err != nil {
+			if err != io.EOF {
+				out = append(out, "undecodable: "+err.Error())
+			}
+			return out
+		}
+		n := ev.Object.Metadata.Name
+		if ev.Object.Metadata.Namespace != "" {
+			n = ev.Object.Metadata.Namespace + "/" + n
+		}
+		if ev.Object.Kind == "Status" {
+			n = "Status " + ev.Object.Reason
+		}
+		out = append(out, ev.Type+" "+n)
+	}
 }
 
 // protobufToJSON decodes a protobuf body into its k8s.io/api type and encodes that as JSON, with
@@ -264,6 +316,13 @@ func (a answer) summary() string {
 		}
 		if a.Took > time.Second {
 			fmt.Fprintf(&b, " after %.1fs", a.Took.Seconds())
+		}
+		return b.String()
+	}
+	if a.Kind == "watch" {
+		fmt.Fprintf(&b, " watch, %d bytes, %d events", a.Bytes, len(a.Items))
+		if n := len(a.Items); n > 0 {
+			fmt.Fprintf(&b, ": %s … %s", a.Items[0], a.Items[n-1])
 		}
 		return b.String()
 	}
