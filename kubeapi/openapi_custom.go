@@ -530,18 +530,7 @@ func customOpenAPIV3(info ResourceInfo, defs map[string]*spec.Schema) (*spec3.Op
 				}
 				op.RequestBody = body
 			}
-			switch r.method {
-			case "GET":
-				item.Get = op
-			case "POST":
-				item.Post = op
-			case "PUT":
-				item.Put = op
-			case "DELETE":
-				item.Delete = op
-			case "PATCH":
-				item.Patch = op
-			}
+			setOperation(r.method, op, &item.Get, &item.Post, &item.Put, &item.Delete, &item.Patch)
 		}
 		doc.Paths.Paths[p] = item
 	}
@@ -863,18 +852,7 @@ func customSwagger(info ResourceInfo) (map[string]spec.PathItem, map[string]spec
 				}
 				op.Parameters = append(op.Parameters, sp)
 			}
-			switch r.method {
-			case "GET":
-				item.Get = op
-			case "POST":
-				item.Post = op
-			case "PUT":
-				item.Put = op
-			case "DELETE":
-				item.Delete = op
-			case "PATCH":
-				item.Patch = op
-			}
+			setOperation(r.method, op, &item.Get, &item.Post, &item.Put, &item.Delete, &item.Patch)
 		}
 		paths[p] = item
 	}
@@ -975,5 +953,21 @@ func addResponses[R any](codes map[int]R, action string, resp func(desc string) 
 		codes[http.StatusAccepted] = resp("Accepted")
 	case "put":
 		codes[http.StatusCreated] = resp("Created")
+	}
+}
+
+// setOperation puts op, a v2 or v3 operation, in its method's slot of a path item.
+func setOperation[O any](method string, op *O, get, post, put, del, patch **O) {
+	switch method {
+	case "GET":
+		*get = op
+	case "POST":
+		*post = op
+	case "PUT":
+		*put = op
+	case "DELETE":
+		*del = op
+	case "PATCH":
+		*patch = op
 	}
 }
