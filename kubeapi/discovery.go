@@ -87,15 +87,25 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, s.opts.Version)
 }
 
+// servedAggregated answers with the aggregated discovery document doc picks (of /api or /apis)
+// when the Accept header asks for one, and reports whether it did.
+func (s *Server) servedAggregated(w http.ResponseWriter, r *http.Request, doc func(*aggregatedSet) *aggregatedDoc) bool {
+	mt, ok := wantsAggregated(r.Header.Get("Accept"))
+	if !ok {
+		return false
+	}
+	set, err := s.aggregated()
+	if err != nil {
+		writeStatus(w, apierrors.NewInternalError(err))
+		return true
+	}
+	serveAggregated(w, r, doc(set), mt)
+	return true
+}
+
 // serveAPIVersions answers /api.
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
-	if mt, ok := wantsAggregated(r.Header.Get("Accept")); ok {
-		set, err := s.aggregated()
-		if err != nil {
-			writeStatus(w, apierrors.NewInternalError(err))
-			return
-		}
-		serveAggregated(w, r, set.api, mt)
+	if s.servedAggregated(w, r, func(set *aggregatedSet) *aggregatedDoc { return set.api }) {
 		return
 	}
 	if !discoveryAccepted(w, r, false) {
@@ -134,13 +144,7 @@ func (g *apiGroup) describe() metav1.APIGroup {
 
 // serveGroupList answers /apis.
 func (s *Server) serveGroupList(w http.ResponseWriter, r *http.Request) {
-	if mt, ok := wantsAggregated(r.Header.Get("Accept")); ok {
-		set, err := s.aggregated()
-		if err != nil {
-			writeStatus(w, apierrors.NewInternalError(err))
-			return
-		}
-		serveAggregated(w, r, set.apis, mt)
+	if s.servedAggregated(w, r, func(set *aggregatedSet) *aggregatedDoc { return set.apis }) {
 		return
 	}
 	if !discoveryAccepted(w, r, true) {

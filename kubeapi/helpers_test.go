@@ -131,6 +131,19 @@ func (cl *cluster) get(t testing.TB, path string, header ...string) response {
 
 func do(t testing.TB, method, url string, header ...string) response {
 	t.Helper()
+	resp := send(t, method, url, header...)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{code: resp.StatusCode, header: resp.Header, body: body}
+}
+
+// send sends a request with the header given as name, value pairs and fails the test on a
+// transport error; the caller closes the body.
+func send(t testing.TB, method, url string, header ...string) *http.Response {
+	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -142,12 +155,7 @@ func do(t testing.TB, method, url string, header ...string) response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{code: resp.StatusCode, header: resp.Header, body: body}
+	return resp
 }
 
 // status decodes a Status body.
@@ -163,16 +171,19 @@ func (r response) status(t testing.TB) map[string]any {
 	return m
 }
 
+// wireListMeta is the metadata of a list or a Table as a client decodes it.
+type wireListMeta struct {
+	ResourceVersion    string `json:"resourceVersion"`
+	Continue           string `json:"continue"`
+	RemainingItemCount *int64 `json:"remainingItemCount"`
+}
+
 // rawList is a list whose items are kept as bytes.
 type rawList struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
-	Metadata   struct {
-		ResourceVersion    string `json:"resourceVersion"`
-		Continue           string `json:"continue"`
-		RemainingItemCount *int64 `json:"remainingItemCount"`
-	} `json:"metadata"`
-	Items []json.RawMessage `json:"items"`
+	Kind       string            `json:"kind"`
+	APIVersion string            `json:"apiVersion"`
+	Metadata   wireListMeta      `json:"metadata"`
+	Items      []json.RawMessage `json:"items"`
 }
 
 func (r response) list(t testing.TB) rawList {
@@ -206,17 +217,7 @@ func (cl *cluster) watch(t testing.TB, path string, header ...string) *watchStre
 // openWatch starts a watch request and returns its stream, closed at the end of the test.
 func openWatch(t testing.TB, url string, header ...string) *watchStream {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, http.MethodGet, url, header...)
 	t.Cleanup(func() { resp.Body.Close() })
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)

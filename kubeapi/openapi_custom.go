@@ -287,6 +287,15 @@ func subresourceOf(path string) string {
 	return ""
 }
 
+// consumes are the media types of the route's request body: the patch types for a PATCH, JSON
+// and YAML for the rest.
+func (r route) consumes() []string {
+	if r.method == "PATCH" {
+		return []string{"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
+	}
+	return []string{"application/json", "application/yaml"}
+}
+
 // operationName is the route's Operation (before GetOperationIDAndTags).
 func (r route) operationName(info ResourceInfo) string {
 	if r.opName != "" {
@@ -506,16 +515,7 @@ func customOpenAPIV3(info ResourceInfo, defs map[string]*spec.Schema) (*spec3.Op
 					"application/yaml": {MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema(definitionRef(answer, false))}},
 				}}}
 			}
-			op.Responses.StatusCodeResponses[http.StatusOK] = resp("OK")
-			switch r.action {
-			case "post":
-				op.Responses.StatusCodeResponses[http.StatusAccepted] = resp("Accepted")
-				op.Responses.StatusCodeResponses[http.StatusCreated] = resp("Created")
-			case "delete":
-				op.Responses.StatusCodeResponses[http.StatusAccepted] = resp("Accepted")
-			case "put":
-				op.Responses.StatusCodeResponses[http.StatusCreated] = resp("Created")
-			}
+			addResponses(op.Responses.StatusCodeResponses, r.action, resp)
 			op.Responses.StatusCodeResponses[http.StatusUnauthorized] = &spec3.Response{ResponseProps: spec3.ResponseProps{Description: "Unauthorized"}}
 			for _, pr := range r.params(info, roots[p]) {
 				if count[pr.name+"\x00"+pr.in] != len(routes) {
@@ -524,28 +524,13 @@ func customOpenAPIV3(info ResourceInfo, defs map[string]*spec.Schema) (*spec3.Op
 			}
 			sortV3Params(op.Parameters)
 			if r.body != "" {
-				consumes := []string{"application/json", "application/yaml"}
-				if r.method == "PATCH" {
-					consumes = []string{"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
-				}
 				body := &spec3.RequestBody{RequestBodyProps: spec3.RequestBodyProps{Content: map[string]*spec3.MediaType{}, Required: r.body != "delete"}}
-				for _, c := range consumes {
+				for _, c := range r.consumes() {
 					body.Content[c] = &spec3.MediaType{MediaTypeProps: spec3.MediaTypeProps{Schema: spec.RefSchema(definitionRef(refs[r.body], false))}}
 				}
 				op.RequestBody = body
 			}
-			switch r.method {
-			case "GET":
-				item.Get = op
-			case "POST":
-				item.Post = op
-			case "PUT":
-				item.Put = op
-			case "DELETE":
-				item.Delete = op
-			case "PATCH":
-				item.Patch = op
-			}
+			setOperation(r.method, op, &item.Get, &item.Post, &item.Put, &item.Delete, &item.Patch)
 		}
 		doc.Paths.Paths[p] = item
 	}
@@ -829,13 +814,9 @@ func customSwagger(info ResourceInfo) (map[string]spec.PathItem, map[string]spec
 			item.Parameters = append(item.Parameters, sp)
 		}
 		for _, r := range routes {
-			consumes := []string{"application/json", "application/yaml"}
-			if r.method == "PATCH" {
-				consumes = []string{"application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
-			}
 			op := &spec.Operation{OperationProps: spec.OperationProps{
 				Description: r.description(info.Kind),
-				Consumes:    consumes,
+				Consumes:    r.consumes(),
 				Produces:    []string{"application/json", "application/yaml"},
 				Schemes:     []string{"https"},
 				Responses:   &spec.Responses{ResponsesProps: spec.ResponsesProps{StatusCodeResponses: map[int]spec.Response{}}},
@@ -850,16 +831,7 @@ func customSwagger(info ResourceInfo) (map[string]spec.PathItem, map[string]spec
 			resp := func(desc string) spec.Response {
 				return spec.Response{ResponseProps: spec.ResponseProps{Description: desc, Schema: spec.RefSchema(definitionRef(answer, true))}}
 			}
-			op.Responses.StatusCodeResponses[http.StatusOK] = resp("OK")
-			switch r.action {
-			case "post":
-				op.Responses.StatusCodeResponses[http.StatusAccepted] = resp("Accepted")
-				op.Responses.StatusCodeResponses[http.StatusCreated] = resp("Created")
-			case "delete":
-				op.Responses.StatusCodeResponses[http.StatusAccepted] = resp("Accepted")
-			case "put":
-				op.Responses.StatusCodeResponses[http.StatusCreated] = resp("Created")
-			}
+			addResponses(op.Responses.StatusCodeResponses, r.action, resp)
 			op.Responses.StatusCodeResponses[http.StatusUnauthorized] = spec.Response{ResponseProps: spec.ResponseProps{Description: "Unauthorized"}}
 			var ps []spec.Parameter
 			for _, pr := range r.params(info, roots[p]) {
@@ -880,18 +852,7 @@ func customSwagger(info ResourceInfo) (map[string]spec.PathItem, map[string]spec
 				}
 				op.Parameters = append(op.Parameters, sp)
 			}
-			switch r.method {
-			case "GET":
-				item.Get = op
-			case "POST":
-				item.Post = op
-			case "PUT":
-				item.Put = op
-			case "DELETE":
-				item.Delete = op
-			case "PATCH":
-				item.Patch = op
-			}
+			setOperation(r.method, op, &item.Get, &item.Post, &item.Put, &item.Delete, &item.Patch)
 		}
 		paths[p] = item
 	}
@@ -977,4 +938,36 @@ func insertMembers(doc []byte, key string, add map[string][]byte) []byte {
 	}
 	out = append(out, '}')
 	return append(out, doc[obj.Index+len(obj.Raw):]...)
+}
+
+// addResponses sets the answers of an operation the apiserver's builder documents with the
+// object's schema: 200 for every action, 201 and 202 for a create, 202 for a delete, 201 for a
+// replace. resp builds the v2 or v3 response of a description.
+func addResponses[R any](codes map[int]R, action string, resp func(desc string) R) {
+	codes[http.StatusOK] = resp("OK")
+	switch action {
+	case "post":
+		codes[http.StatusAccepted] = resp("Accepted")
+		codes[http.StatusCreated] = resp("Created")
+	case "delete":
+		codes[http.StatusAccepted] = resp("Accepted")
+	case "put":
+		codes[http.StatusCreated] = resp("Created")
+	}
+}
+
+// setOperation puts op, a v2 or v3 operation, in its method's slot of a path item.
+func setOperation[O any](method string, op *O, get, post, put, del, patch **O) {
+	switch method {
+	case "GET":
+		*get = op
+	case "POST":
+		*post = op
+	case "PUT":
+		*put = op
+	case "DELETE":
+		*del = op
+	case "PATCH":
+		*patch = op
+	}
 }

@@ -33,6 +33,21 @@ func sections(obj []byte) (meta, spec, status gjson.Result) {
 	return meta, spec, status
 }
 
+// metaAnd returns the top-level metadata and the top-level field name of an object in one pass,
+// for kinds whose printer reads a field beside metadata rather than spec and status.
+func metaAnd(obj []byte, name string) (meta, field gjson.Result) {
+	gjson.ParseBytes(obj).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "metadata":
+			meta = v
+		case name:
+			field = v
+		}
+		return true
+	})
+	return meta, field
+}
+
 // present reports whether a JSON value is there and not null (a Go pointer field that is set).
 func present(r gjson.Result) bool { return r.Exists() && r.Type != gjson.Null }
 

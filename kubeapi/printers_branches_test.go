@@ -44,6 +44,8 @@ func TestPrinterBranches(t *testing.T) {
 		{"deployment: unparseable selector", "apps", "deployments", `{` + meta + `,"spec":{"selector":{"matchExpressions":[{"key":"a","operator":"Bogus"}]}}}`, 7, "<invalid>"},
 		{"ingressclass: default annotation not true", "networking.k8s.io", "ingressclasses", `{"metadata":{"name":"x","annotations":{"ingressclass.kubernetes.io/is-default-class":"True"}}}`, 0, "x"},
 		{"storageclass: a get is never marked", "storage.k8s.io", "storageclasses", `{"metadata":{"name":"x","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}`, 0, "x"},
+		{"apiservice: no Available condition", "apiregistration.k8s.io", "apiservices", `{` + meta + `,"status":{"conditions":[{"type":"Other","status":"True"}]}}`, 2, "Unknown"},
+		{"apiservice: not available without a reason", "apiregistration.k8s.io", "apiservices", `{` + meta + `,"status":{"conditions":[{"type":"Available","status":"False"}]}}`, 2, "False"},
 		{"priorityclass: no preemption policy", "scheduling.k8s.io", "priorityclasses", `{` + meta + `,"value":5}`, 4, ""},
 	}
 	for _, tt := range tests {

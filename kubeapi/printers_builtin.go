@@ -47,6 +47,7 @@ var builtinPrinters = map[schema.GroupResource]func() *Printer{
 	{Group: "certificates.k8s.io", Resource: "clustertrustbundles"}:                        clusterTrustBundlePrinter,
 	{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:                     podCertificateRequestPrinter,
 	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}:                 customResourceDefinitionPrinter,
+	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:                             apiServicePrinter,
 	{Group: "storage.k8s.io", Resource: "storageclasses"}:                                  storageClassPrinter,
 	{Group: "events.k8s.io", Resource: "events"}:                                           eventsV1EventPrinter,
 	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                       flowSchemaPrinter,

@@ -220,16 +220,7 @@ func endpointsPrinter() *Printer {
 			ageColumn,
 		},
 		Row: func(obj []byte, now time.Time) metav1.TableRow {
-			var meta, subsets gjson.Result
-			gjson.ParseBytes(obj).ForEach(func(k, v gjson.Result) bool {
-				switch k.Str {
-				case "metadata":
-					meta = v
-				case "subsets":
-					subsets = v
-				}
-				return true
-			})
+			meta, subsets := metaAnd(obj, "subsets")
 			return metav1.TableRow{Cells: []any{meta.Get("name").String(), formatEndpoints(subsets.Array()), age(meta.Get("creationTimestamp"), now)}}
 		},
 	}

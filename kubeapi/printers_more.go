@@ -358,3 +358,37 @@ func effectiveDefaultClass(items [][]byte) string {
 	}
 	return name
 }
+
+// apiServicePrinter is the aggregator's APIService printer (k8s.io/kube-aggregator
+// pkg/registry/apiservice/etcd ConvertToTable): SERVICE is "Local" or namespace/name of the
+// Service the API is proxied to; AVAILABLE is the Available condition's status, with its reason
+// when it is not True, or "Unknown" without the condition.
+func apiServicePrinter() *Printer {
+	return &Printer{
+		Columns: []metav1.TableColumnDefinition{
+			nameColumn,
+			{Name: "Service", Type: "string", Description: "The reference to the service that hosts this API endpoint."},
+			{Name: "Available", Type: "string", Description: "Whether this service is available."},
+			ageColumn,
+		},
+		Row: func(obj []byte, now time.Time) metav1.TableRow {
+			meta, spec, status := sections(obj)
+			service := "Local"
+			if svc := spec.Get("service"); present(svc) {
+				service = svc.Get("namespace").String() + "/" + svc.Get("name").String()
+			}
+			available := "Unknown"
+			for _, c := range status.Get("conditions").Array() {
+				if c.Get("type").String() != "Available" {
+					continue
+				}
+				available = c.Get("status").String()
+				if r := c.Get("reason").String(); available != "True" && r != "" {
+					available += " (" + r + ")"
+				}
+				break
+			}
+			return metav1.TableRow{Cells: []any{meta.Get("name").String(), service, available, age(meta.Get("creationTimestamp"), now)}}
+		},
+	}
+}

@@ -185,16 +185,7 @@ func controllerRevisionPrinter() *Printer {
 			ageColumn,
 		},
 		Row: func(obj []byte, now time.Time) metav1.TableRow {
-			var meta, revision gjson.Result
-			gjson.ParseBytes(obj).ForEach(func(k, v gjson.Result) bool {
-				switch k.Str {
-				case "metadata":
-					meta = v
-				case "revision":
-					revision = v
-				}
-				return true
-			})
+			meta, revision := metaAnd(obj, "revision")
 			controller := "<none>"
 			for _, ref := range meta.Get("ownerReferences").Array() {
 				if !ref.Get("controller").Bool() {
@@ -329,16 +320,7 @@ func podTemplatePrinter() *Printer {
 			{Name: "Pod Labels", Type: "string", Description: "The labels for the pod template."},
 		},
 		Row: func(obj []byte, _ time.Time) metav1.TableRow {
-			var meta, tpl gjson.Result
-			gjson.ParseBytes(obj).ForEach(func(k, v gjson.Result) bool {
-				switch k.Str {
-				case "metadata":
-					meta = v
-				case "template":
-					tpl = v
-				}
-				return true
-			})
+			meta, tpl := metaAnd(obj, "template")
 			names, images := containerCells(tpl.Get("spec"))
 			return metav1.TableRow{Cells: []any{meta.Get("name").String(), names, images, formatLabels(tpl.Get("metadata.labels"))}}
 		},

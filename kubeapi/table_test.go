@@ -122,13 +122,9 @@ func TestNodeRow(t *testing.T) {
 
 // tableResponse is a Table as kubectl decodes it.
 type tableResponse struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
-	Metadata   struct {
-		ResourceVersion    string `json:"resourceVersion"`
-		Continue           string `json:"continue"`
-		RemainingItemCount *int64 `json:"remainingItemCount"`
-	} `json:"metadata"`
+	Kind              string                         `json:"kind"`
+	APIVersion        string                         `json:"apiVersion"`
+	Metadata          wireListMeta                   `json:"metadata"`
 	ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
 	Rows              []struct {
 		Cells  []any           `json:"cells"`

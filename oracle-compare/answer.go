@@ -9,7 +9,13 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 )
+
+// protobuf is the media type of client-go's typed clients (and kubectl's, for built-in kinds).
+const protobuf = "application/vnd.kubernetes.protobuf"
 
 // server is one side of the comparison.
 type server struct {
@@ -27,7 +33,9 @@ type answer struct {
 	RetryAfter string        `json:"retryAfter,omitempty"`
 	Took       time.Duration `json:"took"`
 	Bytes      int           `json:"bytes"`
-	Err        string        `json:"err,omitempty"` // transport error
+	// ContentType is the answer's Content-Type header.
+	ContentType string `json:"contentType,omitempty"`
+	Err         string `json:"err,omitempty"` // transport error
 
 	// A list.
 	Kind      string   `json:"kind,omitempty"`
@@ -101,17 +109,29 @@ func (s *server) readBody(r io.Reader) ([]byte, error) {
 	}
 }
 
-// get sends GET base+path and reduces the answer.
+// get sends GET base+path asking for JSON and reduces the answer.
 func (s *server) get(path string) answer {
-	return s.do(http.MethodGet, path, "", nil)
+	return s.getAs(path, "")
+}
+
+// getAs sends GET base+path with Accept: accept (JSON when empty) and reduces the answer.
+func (s *server) getAs(path, accept string) answer {
+	return s.send(http.MethodGet, path, accept, "", nil)
 }
 
 func (s *server) do(method, path, contentType string, body []byte) answer {
+	return s.send(method, path, "", contentType, body)
+}
+
+func (s *server) send(method, path, accept, contentType string, body []byte) answer {
 	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(body))
 	if err != nil {
 		return answer{Err: err.Error()}
 	}
-	req.Header.Set("Accept", "application/json")
+	if accept == "" {
+		accept = "application/json"
+	}
+	req.Header.Set("Accept", accept)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -125,12 +145,26 @@ func (s *server) do(method, path, contentType string, body []byte) answer {
 	}
 	data, err := s.readBody(resp.Body)
 	resp.Body.Close()
-	a := answer{Code: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After"), Took: time.Since(start), Bytes: len(data)}
+	a := answer{Code: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After"), Took: time.Since(start), Bytes: len(data),
+		ContentType: resp.Header.Get("Content-Type")}
 	if err != nil {
 		a.Err = err.Error()
 		return a
 	}
 	a.Body = bytes.Clone(data) // data is the reused buffer
+	if a.Code == http.StatusOK && isWatch(path) {
+		a.Kind = "watch"
+		a.Items = watchEvents(a.Body, a.ContentType)
+		return a
+	}
+	if strings.HasPrefix(a.ContentType, protobuf) {
+		// The reduction reads JSON: decode the protobuf as client-go does and re-encode it; the
+		// bodies are still compared as sent.
+		if data, err = protobufToJSON(a.Body); err != nil {
+			a.Err = "decode protobuf: " + err.Error()
+			return a
+		}
+	}
 	var w wireList
 	if err := json.Unmarshal(data, &w); err != nil {
 		a.Err = "decode: " + err.Error() + ": " + truncate(string(data), 200)
@@ -161,6 +195,68 @@ func (s *server) do(method, path, contentType string, body []byte) answer {
 		}
 	}
 	return a
+}
+
+// isWatch reports whether the request is a watch (its answer a stream of events).
+func isWatch(path string) bool {
+	_, q, _ := strings.Cut(path, "?")
+	for kv := range strings.SplitSeq(q, "&") {
+		if kv == "watch=1" || kv == "watch=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// watchEvents lists a JSON watch stream's events as "TYPE namespace/name" (a protobuf stream as
+// its byte count only: the bodies are compared as sent either way).
+func watchEvents(b []byte, contentType string) []string {
+	if strings.HasPrefix(contentType, protobuf) {
+		return nil
+	}
+	var out []string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Kind     string `json:"kind"`
+				Reason   string `json:"reason"`
+				Metadata struct {
+					Namespace, Name string
+				} `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := dec.Decode(&ev); err != nil {
+			if err != io.EOF {
+				out = append(out, "undecodable: "+err.Error())
+			}
+			return out
+		}
+		n := ev.Object.Metadata.Name
+		if ev.Object.Metadata.Namespace != "" {
+			n = ev.Object.Metadata.Namespace + "/" + n
+		}
+		if ev.Object.Kind == "Status" {
+			n = "Status " + ev.Object.Reason
+		}
+		out = append(out, ev.Type+" "+n)
+	}
+}
+
+// protobufToJSON decodes a protobuf body into its k8s.io/api type and encodes that as JSON, with
+// the kind the envelope names.
+func protobufToJSON(b []byte) ([]byte, error) {
+	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(b, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u["kind"], u["apiVersion"] = gvk.Kind, gvk.GroupVersion().String()
+	return json.Marshal(u)
 }
 
 // token is a decoded continue token (rule 2.1).
@@ -220,6 +316,13 @@ func (a answer) summary() string {
 		}
 		if a.Took > time.Second {
 			fmt.Fprintf(&b, " after %.1fs", a.Took.Seconds())
+		}
+		return b.String()
+	}
+	if a.Kind == "watch" {
+		fmt.Fprintf(&b, " watch, %d bytes, %d events", a.Bytes, len(a.Items))
+		if n := len(a.Items); n > 0 {
+			fmt.Fprintf(&b, ": %s … %s", a.Items[0], a.Items[n-1])
 		}
 		return b.String()
 	}

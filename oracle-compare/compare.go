@@ -118,6 +118,48 @@ var mainCases = []tcase{
 	{"T4", pods + "?resourceVersion=999999999&resourceVersionMatch=NotOlderThan", 1, "3.4"},
 }
 
+// protobufCases are sent with Accept: application/vnd.kubernetes.protobuf (what client-go's typed
+// clients and kubectl send for built-in kinds): lists, chains, gets and Status errors. The
+// apiserver encodes its typed objects; ours encodes the stored JSON's objects, and the bodies must
+// be the same bytes.
+var protobufCases = []tcase{
+	{"PB1", pods + "?limit=3", 3, "2.1-2.8 in protobuf: ListMeta with continue and remainingItemCount"},
+	{"PB2", pods + "?limit=500", -1, "a chain to the end in protobuf"},
+	{"PB3", "/api/v1/nodes?limit=30", -1, "cluster-scoped chain"},
+	{"PB4", "/api/v1/namespaces", 1, "namespaces"},
+	{"PB5", "/api/v1/services", 1, "services"},
+	{"PB6", "/api/v1/configmaps?limit=1", -1, "configmaps chain"},
+	{"PB7", pods + "?fieldSelector=spec.nodeName%3Dnode-7", 1, "4.7: indexed"},
+	{"PB8", pods + "?labelSelector=app%3Dweb&limit=3", 2, "2.7"},
+	{"PB9", "/api/v1/namespaces/nope/pods?limit=3", 1, "6.5: empty list"},
+	{"PB10", "/api/v1/nodes/node-7", 1, "6.7: get"},
+	{"PB11", "/api/v1/namespaces/default/services/kubernetes", 1, "6.7: get"},
+	{"PB12", "/api/v1/namespaces/ns-3/pods/nope", 1, "6.7: 404 Status in protobuf"},
+	{"PB13", pods + "?limit=3&continue=not-a-valid-token", 1, "2.3: 400 Status in protobuf"},
+	{"PB14", pods + "?fieldSelector=spec.foo%3Dbar", 1, "4.3: 400 Status in protobuf"},
+	{"PB15", pods + "?resourceVersionMatch=NotOlderThan&limit=3", 1, "0.1: 422 Status in protobuf"},
+}
+
+// watchCases are watches that end by their timeoutSeconds: the whole stream is compared byte for
+// byte (events in order, objects with kind and apiVersion, the initial-events bookmark); protobuf
+// ones are in protobufWatchCases. A watch from an RV before the caches' windows is left out: the
+// apiserver's cache, started before the load, still holds every event since RV 1 and replays them,
+// while ours (like any apiserver started after the load) answers an ERROR 410 event, so the
+// answer depends on when each cache started, not on its semantics.
+var watchCases = []tcase{
+	{"WA1", pods + "?watch=1&resourceVersion=0&fieldSelector=spec.nodeName%3Dnode-7&timeoutSeconds=1", 1, "5.x: RV=0 watch starts with ADDED for the current state"},
+	{"WA2", pods + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=&fieldSelector=spec.nodeName%3Dnode-7&timeoutSeconds=1", 1, "watch-list: initial events then the initial-events-end bookmark"},
+	{"WA3", "/api/v1/nodes?watch=1&resourceVersion=0&labelSelector=zone%3Dz1&timeoutSeconds=1", 1, "cluster-scoped RV=0 watch"},
+	{"WA4", pods + "?watch=1&resourceVersion={R}&timeoutSeconds=1", 1, "watch from the list's RV: no events on a quiet resource"},
+	{"WA5", "/api/v1/namespaces/ns-3/pods?watch=1&resourceVersion=0&labelSelector=app%3Dweb&timeoutSeconds=1", 1, "namespaced RV=0 watch with a label selector"},
+	{"WA6", pods + "?watch=1&resourceVersion=0&fieldSelector=spec.foo%3Dbar", 1, "4.3: 400 on a watch"},
+}
+
+var protobufWatchCases = []tcase{
+	{"PBW1", pods + "?watch=1&resourceVersion=0&fieldSelector=spec.nodeName%3Dnode-7&timeoutSeconds=1", 1, "a protobuf watch stream: length-prefixed WatchEvents"},
+	{"PBW2", pods + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=&fieldSelector=spec.nodeName%3Dnode-7&timeoutSeconds=1", 1, "watch-list in protobuf"},
+}
+
 var snapshotCases = []tcase{
 	{"W1", pods + "?limit=3&continue={TOK}", 2, "2.8: a token from before the writes lists the old state"},
 	{"W2", "/api/v1/namespaces/ns-0/pods?limit=100&continue={TOKNS}", -1, "2.8: ns-0 from its old token: pod-000030 still there, no pod-x"},
@@ -160,7 +202,7 @@ func compare(as, us *server, phase, statePath, rawPath string) error {
 		defer f.Close()
 		raw = f
 	}
-	var cases []tcase
+	var cases, pbCases []tcase
 	vars := map[string]string{}
 	switch {
 	case strings.HasPrefix(phase, "main"):
@@ -168,7 +210,8 @@ func compare(as, us *server, phase, statePath, rawPath string) error {
 			return err
 		}
 		st[phase] = vars
-		cases = mainCases
+		cases = append(slices.Clip(mainCases), watchCases...)
+		pbCases = append(slices.Clip(protobufCases), protobufWatchCases...)
 	case phase == "snapshot":
 		if err := firstLists(as, us, vars); err != nil {
 			return err
@@ -218,9 +261,21 @@ func compare(as, us *server, phase, statePath, rawPath string) error {
 	}
 	fmt.Printf("\n| id | request | rule | apiserver | ours | verdict |\n|---|---|---|---|---|---|\n")
 	same, diff, kinded := 0, 0, 0
+	type run struct {
+		c      tcase
+		accept string
+	}
+	var runs []run
 	for _, c := range cases {
+		runs = append(runs, run{c, ""})
+	}
+	for _, c := range pbCases {
+		runs = append(runs, run{c, protobuf})
+	}
+	for _, ru := range runs {
+		c := ru.c
 		p := expand(c.path, vars)
-		rows := runCase(as, us, c, p)
+		rows := runCase(as, us, c, p, ru.accept)
 		for _, r := range rows {
 			json.NewEncoder(raw).Encode(map[string]any{"phase": phase, "id": r.id, "path": r.path, "apiserver": r.a, "ours": r.o, "diffs": r.diffs})
 			if r.a.ItemsWithKind != r.o.ItemsWithKind {
@@ -300,16 +355,17 @@ type row struct {
 }
 
 // runCase sends the case to both servers at once (so that the 3 s waits overlap and both see the
-// same etcd state), following continue tokens for chains.
-func runCase(as, us *server, c tcase, p string) []row {
+// same etcd state), following continue tokens for chains; accept is the Accept header (JSON when
+// empty).
+func runCase(as, us *server, c tcase, p, accept string) []row {
 	pages := c.pages
 	if pages == 0 {
 		pages = 1
 	}
 	var aPages, oPages []answer
 	var wg sync.WaitGroup
-	wg.Go(func() { aPages = chain(as, p, pages) })
-	wg.Go(func() { oPages = chain(us, p, pages) })
+	wg.Go(func() { aPages = chain(as, p, accept, pages) })
+	wg.Go(func() { oPages = chain(us, p, accept, pages) })
 	wg.Wait()
 	if c.pages == -1 {
 		// One summary row for the whole chain: page count, items, and the pages that differ.
@@ -368,12 +424,12 @@ func runCase(as, us *server, c tcase, p string) []row {
 }
 
 // chain requests p and then follows continue tokens until pages are done (-1: until no token).
-func chain(s *server, p string, pages int) []answer {
+func chain(s *server, p, accept string, pages int) []answer {
 	var out []answer
-	a := s.get(p)
+	a := s.getAs(p, accept)
 	out = append(out, a)
 	for a.Code == 200 && a.Continue != "" && (pages < 0 || len(out) < pages) {
-		a = s.get(withContinue(p, a.Continue))
+		a = s.getAs(withContinue(p, a.Continue), accept)
 		out = append(out, a)
 	}
 	return out
@@ -456,6 +512,9 @@ func diffFields(a, o answer) []string {
 	}
 	if a.Code != o.Code {
 		d = append(d, fmt.Sprintf("code %d vs %d", a.Code, o.Code))
+	}
+	if a.ContentType != o.ContentType {
+		d = append(d, fmt.Sprintf("Content-Type %q vs %q", a.ContentType, o.ContentType))
 	}
 	if a.Kind != o.Kind {
 		d = append(d, fmt.Sprintf("kind %s vs %s", a.Kind, o.Kind))

@@ -3,7 +3,7 @@
 # the same etcd (the oracle of /work/shared/oracle), and list latency of both.
 #
 #   bash oracle-compare/compare.sh all        # every step below, in order (~10 min)
-#   bash oracle-compare/compare.sh <step>...  # start load ours main snapshot grow main20k latency afterwrite expired late stop
+#   bash oracle-compare/compare.sh <step>...  # start load ours main snapshot grow main20k latency afterwrite expired late kubectl stop
 #
 # Steps:
 #   start     build ours + the comparator; start the oracle storing JSON, compacting every 2 min
@@ -20,6 +20,9 @@
 #   expired   wait until etcd compacted the main phase's RV, then old tokens/RVs -> out/expired.md
 #   late      the read-only cases once more, after compaction (the apiserver's cache then sends
 #             exact-RV and continue pages of a quiet resource to etcd) -> out/main-late.md
+#   kubectl   kubectl (the oracle's) against both: api-resources, get of every resource ours
+#             serves (-A where namespaced) and -o wide, -o yaml of five objects, explain; diffed
+#             with ages masked and column padding folded -> out/kubectl.md, outputs in out/kubectl/
 #   stop      stop ours and the oracle
 #
 # Needs: the oracle built (bash /work/shared/oracle/build.sh etcd kas load; kubectl), go, curl.
@@ -158,6 +161,50 @@ step_expired() {
     sleep 5
   done
   compare_phase expired expired.md
+}
+
+# unpadded prints kubectl's output with its ages ("5m3s", "2d") replaced by AGE and runs of
+# spaces folded, so that outputs taken a second apart, whose ages and column widths differ, compare.
+unpadded() {
+  sed -E 's/[[:space:]]+/ /g; s/ $//' "$1" |
+    sed -E 's/(^| )[0-9]+[smhdy]([0-9]+[smhdy])?( |$)/\1AGE\3/g; s/(^| )[0-9]+[smhdy]([0-9]+[smhdy])?( |$)/\1AGE\3/g'
+}
+
+step_kubectl() {
+  env_
+  local K="$OW/bin/kubectl" D="$OUT/kubectl" r A n same=0 diffs=() o
+  rm -rf "$D" && mkdir -p "$D"
+  kas() { "$K" --kubeconfig "$KUBECONFIG" "$@"; }
+  ours() { "$K" --server "$OURS_URL" --cache-dir "$D/cache" "$@"; }
+  # check NAME ARGS...: the same kubectl command against both; compares unpadded outputs.
+  check() {
+    n=$1; shift
+    kas "$@" >"$D/kas-$n.txt" 2>&1 || true
+    ours "$@" >"$D/ours-$n.txt" 2>&1 || true
+    if diff <(unpadded "$D/kas-$n.txt") <(unpadded "$D/ours-$n.txt") >"$D/diff-$n.txt"; then
+      same=$((same + 1)); rm -f "$D/diff-$n.txt"
+    else
+      diffs+=("$n")
+    fi
+  }
+  check api-resources api-resources
+  ours api-resources --verbs=list -o name >"$D/resources.txt"
+  ours api-resources --verbs=list --namespaced=true -o name >"$D/namespaced.txt"
+  while read -r r; do
+    A=(); grep -qx "$r" "$D/namespaced.txt" && A=(-A)
+    check "get-$r" get "$r" "${A[@]}"
+    check "wide-$r" get "$r" "${A[@]}" -o wide
+  done <"$D/resources.txt"
+  for o in "pod -n ns-3 pod-000003" "node node-7" "namespace ns-3" "service -n default kubernetes" "flowschema exempt"; do
+    # shellcheck disable=SC2086
+    check "yaml-${o// /_}" get $o -o yaml
+  done
+  for o in pod.spec pod.spec.containers.resources deployment.spec.strategy configmap; do check "explain-$o" explain "$o"; done
+  {
+    echo "kubectl $("$K" version --client -o json | jq -r .clientVersion.gitVersion) against kube-apiserver ($KAS_URL) and ours ($OURS_URL), $(date -u +%FT%TZ):"
+    echo "$((same + ${#diffs[@]})) commands over $(wc -l <"$D/resources.txt") served resources: $same the same output (ages masked, padding folded), ${#diffs[@]} different${diffs[*]:+: ${diffs[*]}}"
+    for n in "${diffs[@]}"; do echo; echo "### $n"; echo '```'; head -20 "$D/diff-$n.txt"; echo '```'; done
+  } | tee "$OUT/kubectl.md"
 }
 
 step_stop() {

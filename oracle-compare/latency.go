@@ -77,7 +77,7 @@ func latency(as, us *server, n int, interleave bool) error {
 	// A whole walk of all pods in pages of 500, as kubectl get pods -A --chunk-size=500 does: the
 	// sum of the pages' request times (what the client spends decoding them is left out).
 	walk := func(s *server) (time.Duration, int, int) {
-		pages := chain(s, pods+"?limit=500", -1)
+		pages := chain(s, pods+"?limit=500", "", -1)
 		var took time.Duration
 		items := 0
 		for _, p := range pages {

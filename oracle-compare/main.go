@@ -1,6 +1,6 @@
 // Command oracle-compare sends the same list requests to a real kube-apiserver and to a watchcache
 // serve fed from the apiserver's etcd, and compares the answers; it also measures list latency on
-// both. Standard library only.
+// both. Standard library only, but for client-go's scheme to read protobuf answers.
 //
 //	go run ./oracle-compare compare -kas https://127.0.0.1:6443 -token T -ours http://127.0.0.1:8080 [-phase main|snapshot|expired] [-state f.json]
 //	go run ./oracle-compare latency -kas ... -token T -ours ... [-n 20] [-kas-http1] [-interleave]

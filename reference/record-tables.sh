@@ -301,6 +301,14 @@ sleep 3 # the CRD's discovery is served once it is established
 rechttp discovery-version-priority /apis/prio.example.com application/json
 rec customresourcedefinitions /apis/apiextensions.k8s.io/v1/customresourcedefinitions
 
+# --- APIServices (the aggregator's printer): the local ones the apiserver registers (Available
+# True) and two that name Services that do not exist, which the availability controller marks
+# Available=False with a reason.
+create /apis/apiregistration.k8s.io/v1/apiservices '{"metadata":{"name":"v1.tbl.example.net"},"spec":{"group":"tbl.example.net","version":"v1","service":{"namespace":"tbl","name":"nope","port":443},"insecureSkipTLSVerify":true,"groupPriorityMinimum":100,"versionPriority":10}}'
+create /apis/apiregistration.k8s.io/v1/apiservices '{"metadata":{"name":"v1beta1.tbl.example.net"},"spec":{"group":"tbl.example.net","version":"v1beta1","service":{"namespace":"tbl","name":"nope2"},"insecureSkipTLSVerify":true,"groupPriorityMinimum":100,"versionPriority":9}}'
+sleep 3 # the availability controller writes the first one's condition
+rec apiservices /apis/apiregistration.k8s.io/v1/apiservices
+
 # --- deprecation warnings: the Warning header of every listable resource that has one.
 for gv in api/v1 $(curl -sk -H "Authorization: Bearer $TOKEN" "$KAS_URL/apis" | jq -r '.groups[].versions[].groupVersion' | sed 's#^#apis/#'); do
   for r in $(curl -sk -H "Authorization: Bearer $TOKEN" "$KAS_URL/$gv" | jq -r '.resources[]|select(.name|contains("/")|not)|select(.verbs|index("list"))|.name'); do
