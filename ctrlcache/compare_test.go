@@ -351,9 +351,10 @@ type model struct {
 	initial int
 	calls   int
 	bad     []string
+	seq     map[string][]string // each key's calls in order: "add@rv", "update rv>rv", "delete@rv"
 }
 
-func newModel() *model { return &model{objs: map[string]string{}} }
+func newModel() *model { return &model{objs: map[string]string{}, seq: map[string][]string{}} }
 
 func podKey(o any) (string, string) {
 	switch p := o.(type) {
@@ -373,6 +374,7 @@ func (m *model) OnAdd(o any, initial bool) {
 		m.bad = append(m.bad, "add of held "+k)
 	}
 	m.objs[k] = rv
+	m.seq[k] = append(m.seq[k], "add@"+rv)
 	m.calls++
 	if initial {
 		m.initial++
@@ -386,6 +388,8 @@ func (m *model) OnUpdate(old, o any) {
 	if _, orv := podKey(old); m.objs[k] != orv {
 		m.bad = append(m.bad, "update of "+k+" from "+orv)
 	}
+	_, orv := podKey(old)
+	m.seq[k] = append(m.seq[k], "update "+orv+">"+rv)
 	m.objs[k] = rv
 	m.calls++
 }
@@ -393,10 +397,11 @@ func (m *model) OnUpdate(old, o any) {
 func (m *model) OnDelete(o any) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k, _ := podKey(o)
+	k, rv := podKey(o)
 	if _, ok := m.objs[k]; !ok {
 		m.bad = append(m.bad, "delete of unknown "+k)
 	}
+	m.seq[k] = append(m.seq[k], fmt.Sprintf("delete@%s(%T)", rv, o))
 	delete(m.objs, k)
 	m.calls++
 }
@@ -412,8 +417,22 @@ func (m *model) state() (string, int, int) {
 	return strings.Join(out, " "), m.initial, m.calls
 }
 
+// sequences renders every key's calls in order, one line per key, sorted by key.
+func (m *model) sequences() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for k, s := range m.seq {
+		out = append(out, k+": "+strings.Join(s, ", "))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
 // TestHandlersAgainstControllerRuntime: handlers on both caches' informers see the same initial
-// list (isInInitialList) and the same sequence of changes under churn, one call per change.
+// list (isInInitialList) and, for every key, the same sequence of calls under churn (the same
+// adds, updates from and to the same resourceVersions, deletes of the same Go type), one call per
+// change.
 func TestHandlersAgainstControllerRuntime(t *testing.T) {
 	cl := newCluster(t, 150)
 	var models [2]*model
@@ -455,6 +474,15 @@ func TestHandlersAgainstControllerRuntime(t *testing.T) {
 		if len(m.bad) > 0 {
 			t.Fatalf("%s: %v", impls[i].name, m.bad)
 		}
+	}
+	if s0, s1 := models[0].sequences(), models[1].sequences(); s0 != s1 {
+		l0, l1 := strings.Split(s0, "\n"), strings.Split(s1, "\n")
+		for i := range min(len(l0), len(l1)) {
+			if l0[i] != l1[i] {
+				t.Fatalf("the calls of a key differ:\ncontroller-runtime %s\nctrlcache          %s", l0[i], l1[i])
+			}
+		}
+		t.Fatalf("controller-runtime's handler saw %d keys, ctrlcache's %d", len(l0), len(l1))
 	}
 	_, initial, calls := models[1].state()
 	if initial != 150 || calls != 150+300 {
