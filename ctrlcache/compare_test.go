@@ -273,6 +273,48 @@ func TestAgainstControllerRuntime(t *testing.T) {
 			o.(client.Object).SetLabels(map[string]string{"transformed": "yes"})
 			return o, nil
 		}}, read: getKey(&corev1.Pod{}, ns0, name0)},
+		{name: "ByObject namespaces", opts: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Namespaces: map[string]cache.Config{ns1: {}}}}},
+			read: listKeys(&corev1.PodList{})},
+		{name: "ByObject namespace with its own label selector", opts: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Namespaces: map[string]cache.Config{ns0: {LabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"})}, ns1: {}}}}},
+			read: listKeys(&corev1.PodList{})},
+		{name: "ByObject Transform", opts: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Transform: func(o any) (any, error) {
+				o.(client.Object).SetAnnotations(map[string]string{"by-object": "yes"})
+				return o, nil
+			}}}},
+			read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
+				p := &corev1.Pod{}
+				if err := c.Get(ctx, client.ObjectKey{Namespace: ns0, Name: name0}, p); err != nil {
+					return "", err
+				}
+				ns := &corev1.Namespace{}
+				if err := c.Get(ctx, client.ObjectKey{Name: ns0}, ns); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("pod annotations %v, namespace annotations %v", p.Annotations, ns.Annotations), nil
+			}},
+		{name: "IndexField ==", index: func(ctx context.Context, c cache.Cache) error {
+			return c.IndexField(ctx, &corev1.Pod{}, "spec.nodeName", byNode)
+		}, read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
+			sel, err := fields.ParseSelector("spec.nodeName==" + node)
+			if err != nil {
+				return "", err
+			}
+			return listKeys(&corev1.PodList{}, client.MatchingFieldsSelector{Selector: sel})(ctx, t, c)
+		}},
+		{name: "ReaderFailOnMissingInformer after GetInformer", opts: cache.Options{ReaderFailOnMissingInformer: true},
+			index: func(ctx context.Context, c cache.Cache) error {
+				_, err := c.GetInformer(ctx, &corev1.Pod{})
+				return err
+			},
+			read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
+				get, err := getKey(&corev1.Pod{}, ns0, name0)(ctx, t, c)
+				err = c.List(ctx, &corev1.NamespaceList{})
+				var nc *cache.ErrResourceNotCached
+				return fmt.Sprintf("%s; namespaces ErrResourceNotCached=%v", get, errors.As(err, &nc)), nil
+			}},
 		{name: "ReaderFailOnMissingInformer", opts: cache.Options{ReaderFailOnMissingInformer: true},
 			read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
 				err := c.Get(ctx, client.ObjectKey{Namespace: ns0, Name: name0}, &corev1.Pod{})
