@@ -20,11 +20,15 @@ import (
 type counter struct {
 	mu                                      sync.Mutex
 	adds, initial, updates, resyncs, delete int
+	untyped                                 int // objects that were not *corev1.Pod
 }
 
-func (c *counter) OnAdd(_ any, initial bool) {
+func (c *counter) OnAdd(o any, initial bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := o.(*corev1.Pod); !ok {
+		c.untyped++
+	}
 	c.adds++
 	if initial {
 		c.initial++
@@ -52,6 +56,13 @@ func (c *counter) get() (adds, initial, updates, resyncs, deletes int) {
 	return c.adds, c.initial, c.updates, c.resyncs, c.delete
 }
 
+// typedPods reports whether every object c was given was a *corev1.Pod.
+func typedPods(c *counter) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.untyped == 0
+}
+
 // waitFor polls cond until it holds or d has passed, and reports whether it held.
 func waitFor(d time.Duration, cond func() bool) bool {
 	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
@@ -69,7 +80,9 @@ func waitFor(d time.Duration, cond func() bool) bool {
 // outcome: AddEventHandlerWithOptions delivers the initial list and its registration's
 // HasSyncedChecker closes; HasSyncedChecker and IsStopped follow the informer's life;
 // RemoveEventHandler stops the calls of the removed handler only; cache.Options.SyncPeriod makes the
-// handlers' resync updates; objects a read returns are the caller's to mutate.
+// handlers' resync updates; GetInformerForKind gives the kind's typed informer; AddIndexers after
+// the informer started is accepted (client-go allows it); objects a read returns are the caller's
+// to mutate.
 func TestInformerAgainstControllerRuntime(t *testing.T) {
 	const pods = 60
 	cl := newCluster(t, pods)
@@ -145,6 +158,26 @@ func TestInformerAgainstControllerRuntime(t *testing.T) {
 			// client-go's minimum resync period is 1 s, and controller-runtime adds up to 10% jitter.
 			got := waitFor(10*time.Second, func() bool { _, _, _, r, _ := h.get(); return r >= listed })
 			return fmt.Sprintf("a resync update of every pod within 10 s: %v", got)
+		}},
+		{name: "GetInformerForKind", check: func(t *testing.T, c cache.Cache, _ cache.Informer, _ func()) string {
+			inf, err := c.GetInformerForKind(context.Background(), corev1.SchemeGroupVersion.WithKind("Pod"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := &counter{}
+			reg, err := inf.AddEventHandler(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !toolscache.WaitForCacheSync(t.Context().Done(), reg.HasSynced) {
+				t.Fatal("handler not synced")
+			}
+			adds, initial, _, _, _ := h.get()
+			return fmt.Sprintf("typed pods: %v, adds=%d initial=%d", typedPods(h), adds, initial)
+		}},
+		{name: "AddIndexers after start", check: func(t *testing.T, _ cache.Cache, inf cache.Informer, _ func()) string {
+			err := inf.AddIndexers(toolscache.Indexers{"by-node": func(o any) ([]string, error) { return []string{o.(*corev1.Pod).Spec.NodeName}, nil }})
+			return fmt.Sprintf("error: %v", err)
 		}},
 		{name: "returned objects are the caller's", check: func(t *testing.T, c cache.Cache, _ cache.Informer, _ func()) string {
 			return mutateAndRead(t, c, cl)
