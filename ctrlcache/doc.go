@@ -39,6 +39,10 @@
 //     namespace by labels).
 //   - Reads keep answering from the last complete state while a source re-lists after a 410.
 //
+// resourceVersions are the server's decimal integers, and a read of the cache sees every event an
+// informer's handler has been given, so controller-runtime's read-your-writes client
+// (client.CacheOptions.EnableReadYourWritesConsistency) works over this cache as over its own.
+//
 // cache.Options are honoured: ByObject (namespaces, label and field selectors, Transform,
 // UnsafeDisableDeepCopy), DefaultNamespaces, DefaultLabelSelector, DefaultFieldSelector,
 // DefaultTransform, ReaderFailOnMissingInformer, SyncPeriod (the handlers' resync period).
