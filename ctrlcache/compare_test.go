@@ -273,6 +273,48 @@ func TestAgainstControllerRuntime(t *testing.T) {
 			o.(client.Object).SetLabels(map[string]string{"transformed": "yes"})
 			return o, nil
 		}}, read: getKey(&corev1.Pod{}, ns0, name0)},
+		{name: "ByObject namespaces", opts: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Namespaces: map[string]cache.Config{ns1: {}}}}},
+			read: listKeys(&corev1.PodList{})},
+		{name: "ByObject namespace with its own label selector", opts: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Namespaces: map[string]cache.Config{ns0: {LabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"})}, ns1: {}}}}},
+			read: listKeys(&corev1.PodList{})},
+		{name: "ByObject Transform", opts: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Transform: func(o any) (any, error) {
+				o.(client.Object).SetAnnotations(map[string]string{"by-object": "yes"})
+				return o, nil
+			}}}},
+			read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
+				p := &corev1.Pod{}
+				if err := c.Get(ctx, client.ObjectKey{Namespace: ns0, Name: name0}, p); err != nil {
+					return "", err
+				}
+				ns := &corev1.Namespace{}
+				if err := c.Get(ctx, client.ObjectKey{Name: ns0}, ns); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("pod annotations %v, namespace annotations %v", p.Annotations, ns.Annotations), nil
+			}},
+		{name: "IndexField ==", index: func(ctx context.Context, c cache.Cache) error {
+			return c.IndexField(ctx, &corev1.Pod{}, "spec.nodeName", byNode)
+		}, read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
+			sel, err := fields.ParseSelector("spec.nodeName==" + node)
+			if err != nil {
+				return "", err
+			}
+			return listKeys(&corev1.PodList{}, client.MatchingFieldsSelector{Selector: sel})(ctx, t, c)
+		}},
+		{name: "ReaderFailOnMissingInformer after GetInformer", opts: cache.Options{ReaderFailOnMissingInformer: true},
+			index: func(ctx context.Context, c cache.Cache) error {
+				_, err := c.GetInformer(ctx, &corev1.Pod{})
+				return err
+			},
+			read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
+				get, err := getKey(&corev1.Pod{}, ns0, name0)(ctx, t, c)
+				err = c.List(ctx, &corev1.NamespaceList{})
+				var nc *cache.ErrResourceNotCached
+				return fmt.Sprintf("%s; namespaces ErrResourceNotCached=%v", get, errors.As(err, &nc)), nil
+			}},
 		{name: "ReaderFailOnMissingInformer", opts: cache.Options{ReaderFailOnMissingInformer: true},
 			read: func(ctx context.Context, t testing.TB, c cache.Cache) (string, error) {
 				err := c.Get(ctx, client.ObjectKey{Namespace: ns0, Name: name0}, &corev1.Pod{})
@@ -351,9 +393,10 @@ type model struct {
 	initial int
 	calls   int
 	bad     []string
+	seq     map[string][]string // each key's calls in order: "add@rv", "update rv>rv", "delete@rv"
 }
 
-func newModel() *model { return &model{objs: map[string]string{}} }
+func newModel() *model { return &model{objs: map[string]string{}, seq: map[string][]string{}} }
 
 func podKey(o any) (string, string) {
 	switch p := o.(type) {
@@ -373,6 +416,7 @@ func (m *model) OnAdd(o any, initial bool) {
 		m.bad = append(m.bad, "add of held "+k)
 	}
 	m.objs[k] = rv
+	m.seq[k] = append(m.seq[k], "add@"+rv)
 	m.calls++
 	if initial {
 		m.initial++
@@ -386,6 +430,8 @@ func (m *model) OnUpdate(old, o any) {
 	if _, orv := podKey(old); m.objs[k] != orv {
 		m.bad = append(m.bad, "update of "+k+" from "+orv)
 	}
+	_, orv := podKey(old)
+	m.seq[k] = append(m.seq[k], "update "+orv+">"+rv)
 	m.objs[k] = rv
 	m.calls++
 }
@@ -393,10 +439,11 @@ func (m *model) OnUpdate(old, o any) {
 func (m *model) OnDelete(o any) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k, _ := podKey(o)
+	k, rv := podKey(o)
 	if _, ok := m.objs[k]; !ok {
 		m.bad = append(m.bad, "delete of unknown "+k)
 	}
+	m.seq[k] = append(m.seq[k], fmt.Sprintf("delete@%s(%T)", rv, o))
 	delete(m.objs, k)
 	m.calls++
 }
@@ -412,8 +459,22 @@ func (m *model) state() (string, int, int) {
 	return strings.Join(out, " "), m.initial, m.calls
 }
 
+// sequences renders every key's calls in order, one line per key, sorted by key.
+func (m *model) sequences() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for k, s := range m.seq {
+		out = append(out, k+": "+strings.Join(s, ", "))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
 // TestHandlersAgainstControllerRuntime: handlers on both caches' informers see the same initial
-// list (isInInitialList) and the same sequence of changes under churn, one call per change.
+// list (isInInitialList) and, for every key, the same sequence of calls under churn (the same
+// adds, updates from and to the same resourceVersions, deletes of the same Go type), one call per
+// change.
 func TestHandlersAgainstControllerRuntime(t *testing.T) {
 	cl := newCluster(t, 150)
 	var models [2]*model
@@ -455,6 +516,15 @@ func TestHandlersAgainstControllerRuntime(t *testing.T) {
 		if len(m.bad) > 0 {
 			t.Fatalf("%s: %v", impls[i].name, m.bad)
 		}
+	}
+	if s0, s1 := models[0].sequences(), models[1].sequences(); s0 != s1 {
+		l0, l1 := strings.Split(s0, "\n"), strings.Split(s1, "\n")
+		for i := range min(len(l0), len(l1)) {
+			if l0[i] != l1[i] {
+				t.Fatalf("the calls of a key differ:\ncontroller-runtime %s\nctrlcache          %s", l0[i], l1[i])
+			}
+		}
+		t.Fatalf("controller-runtime's handler saw %d keys, ctrlcache's %d", len(l0), len(l1))
 	}
 	_, initial, calls := models[1].state()
 	if initial != 150 || calls != 150+300 {

@@ -34,7 +34,14 @@
 //   - IndexJSONPath: an index on a gjson path of the stored JSON, which costs no decode at all.
 //     IndexField with any Go function works too; its cost is a decode of the object per event
 //     (shared with the informer's handlers) and the function's own.
+//   - IndexLabel: an index on a label key, so that a label selector on it reads the key's index
+//     instead of scanning the kind (controller-runtime's cache filters every object of the
+//     namespace by labels).
 //   - Reads keep answering from the last complete state while a source re-lists after a 410.
+//
+// resourceVersions are the server's decimal integers, and a read of the cache sees every event an
+// informer's handler has been given, so controller-runtime's read-your-writes client
+// (client.CacheOptions.EnableReadYourWritesConsistency) works over this cache as over its own.
 //
 // cache.Options are honoured: ByObject (namespaces, label and field selectors, Transform,
 // UnsafeDisableDeepCopy), DefaultNamespaces, DefaultLabelSelector, DefaultFieldSelector,

@@ -157,12 +157,17 @@ func (c *Cache) commitLocked(rv uint64, ch *change) {
 	c.applied++
 	c.work.rv = rv
 	e := c.pub.commit(c.work, ch, c.opts.Now(), c.opts.WindowEvents, c.opts.WindowAge)
+	// Settle before queueing to watchers: a watcher's consumer may read the latest state as soon as
+	// it has the event (an informer's handler, then a Get: controller-runtime's read-your-writes
+	// client waits for the handler, then reads), and that read must see the event, so the head or
+	// the dirty mark that makes current publish it has to be in place first. Settle is also
+	// before the clock moves: a reader woken at rv publishes it.
+	c.pub.settle(e)
 	// Queue to watchers before the RV moves: a watcher that reads queuedRV for a bookmark then
 	// finds every event up to it in its queue (see watcher.bookmark).
 	c.watchers.dispatch(c, e)
 	c.lastRV = rv
 	c.queuedRV.Store(rv)
-	c.pub.settle(e)         // before the clock moves: a reader woken at rv publishes it
 	_ = c.clock.Advance(rv) // cannot fail: rv > lastRV ≥ clock, and the writer lock excludes Stop
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"go.uber.org/goleak"
 
 	"github.com/watchcache/watchcache/index"
@@ -317,5 +318,60 @@ func TestWatchStartFixedBeforeReturn(t *testing.T) {
 				t.Fatalf("events = %v, want the ADDED at 11", got)
 			}
 		})
+	}
+}
+
+// TestReadAfterWatchEvent: once a watcher has an event, a read of the latest state (Get and List
+// at resourceVersion "0") sees it. An informer's handler runs on the watcher's events, and a
+// controller reads the cache right after its handler was told (controller-runtime's
+// read-your-writes client does exactly that), so the state a reader gets must never be older than
+// what a watcher was sent. Other watchers registered after the observing one keep Apply busy
+// between queueing the event and returning, which widens the window a stale read would fall in.
+func TestReadAfterWatchEvent(t *testing.T) {
+	c := smallCache(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := watch(t, c, WatchOptions{ResourceVersion: "10"})
+	for range 200 {
+		watch(t, c, WatchOptions{ResourceVersion: "10"})
+	}
+	const events = 2000
+	stale := make(chan string, events)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.Events() {
+			if ev.Type != Added {
+				continue
+			}
+			name := gjson.GetBytes(ev.Object, "metadata.name").String()
+			if _, _, err := c.Get(ctx, "a", name, "0"); err != nil {
+				stale <- fmt.Sprintf("Get %s after its ADDED event at RV %d: %v", name, ev.ResourceVersion, err)
+			}
+			if ev.ResourceVersion == 10+events {
+				return
+			}
+		}
+	}()
+	for i := range events {
+		mustApply(t, c, Added, pod("a", fmt.Sprintf("q%d", i), "n1", "", 0), uint64(11+i))
+		if i%100 == 99 {
+			time.Sleep(time.Millisecond) // let the other watchers drain, so none is closed behind
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watcher did not get every event")
+	}
+	close(stale)
+	n := 0
+	for s := range stale {
+		if n++; n <= 3 {
+			t.Error(s)
+		}
+	}
+	if n > 0 {
+		t.Fatalf("%d of %d reads right after a watch event did not see it", n, events)
 	}
 }
