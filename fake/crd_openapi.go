@@ -38,27 +38,33 @@ func crdModel(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.C
 
 // pruneDefaults removes every default of a schema, in place.
 func pruneDefaults(s *spec.Schema) {
+	eachSchema(s, func(n *spec.Schema) { n.Default = nil })
+}
+
+// eachSchema calls fn on s and, depth first, on every schema below it (properties, items,
+// additionalProperties, allOf, anyOf, oneOf, not), each in place.
+func eachSchema(s *spec.Schema, fn func(*spec.Schema)) {
 	if s == nil {
 		return
 	}
-	s.Default = nil
+	fn(s)
 	for k, p := range s.Properties {
-		pruneDefaults(&p)
+		eachSchema(&p, fn)
 		s.Properties[k] = p
 	}
 	if s.Items != nil {
-		pruneDefaults(s.Items.Schema)
+		eachSchema(s.Items.Schema, fn)
 		for i := range s.Items.Schemas {
-			pruneDefaults(&s.Items.Schemas[i])
+			eachSchema(&s.Items.Schemas[i], fn)
 		}
 	}
 	if s.AdditionalProperties != nil {
-		pruneDefaults(s.AdditionalProperties.Schema)
+		eachSchema(s.AdditionalProperties.Schema, fn)
 	}
 	for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
 		for i := range list {
-			pruneDefaults(&list[i])
+			eachSchema(&list[i], fn)
 		}
 	}
-	pruneDefaults(s.Not)
+	eachSchema(s.Not, fn)
 }

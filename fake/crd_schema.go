@@ -57,30 +57,11 @@ func compileSchema(v *apiextensionsv1.CustomResourceValidation) (*versionSchema,
 // the apiserver's conversion for its validator does, so that kube-openapi rejects other types
 // ("must be of type integer,string").
 func intOrStringTypes(s *spec.Schema) {
-	if s == nil {
-		return
-	}
-	if v, ok := s.Extensions.GetBool("x-kubernetes-int-or-string"); ok && v {
-		s.Type = spec.StringOrArray{"integer", "string"}
-	}
-	for k, p := range s.Properties {
-		intOrStringTypes(&p)
-		s.Properties[k] = p
-	}
-	if s.Items != nil {
-		intOrStringTypes(s.Items.Schema)
-		for i := range s.Items.Schemas {
-			intOrStringTypes(&s.Items.Schemas[i])
+	eachSchema(s, func(n *spec.Schema) {
+		if v, ok := n.Extensions.GetBool("x-kubernetes-int-or-string"); ok && v {
+			n.Type = spec.StringOrArray{"integer", "string"}
 		}
-	}
-	if s.AdditionalProperties != nil {
-		intOrStringTypes(s.AdditionalProperties.Schema)
-	}
-	for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-		for i := range list {
-			intOrStringTypes(&list[i])
-		}
-	}
+	})
 }
 
 // prune drops the fields the schema does not know and returns their paths ("spec.bogus",
