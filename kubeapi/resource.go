@@ -59,6 +59,11 @@ type ResourceInfo struct {
 	// "pods/status" (Name is the full "resource/subresource"); the aggregated document nests
 	// them in the resource's entry, in this order.
 	Subresources []metav1.APIResource
+	// Views answer a GET of a subresource (the last segment of .../{name}/{subresource}) from
+	// the stored object: "status" of a custom resource is the object itself, "scale" its
+	// autoscaling/v1 Scale. A subresource without a view answers the apiserver's 404 naming the
+	// object. Views are read-only: writes to a subresource get the 405 every write gets.
+	Views map[string]View
 	// QualifiedKinds says the aggregated discovery document names the resource's group and
 	// version in its responseKind, and in that of each subresource whose entry names none, as
 	// the apiextensions apiserver does for a custom resource; false leaves them empty, as
@@ -73,6 +78,10 @@ type ResourceInfo struct {
 	// such a resource out of them.
 	Model *Model
 }
+
+// View turns a stored object into the answer of a subresource GET. It may be called
+// concurrently and must not modify obj.
+type View func(obj []byte) ([]byte, error)
 
 // builtinWarnings are the deprecation warnings kube-apiserver 1.37.2 sends for the listable
 // built-in resources (testdata/oracle/warnings.txt).
