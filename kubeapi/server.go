@@ -167,7 +167,7 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 		gv:         info.GroupVersion(),
 		gr:         schema.GroupResource{Group: info.Group, Resource: info.Resource},
 		gvk:        schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind},
-		protobuf:   !info.Unstructured && wire.HasProtobuf(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
+		protobuf:   !info.Unstructured && info.Convert == nil && wire.HasProtobuf(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 		typePrefix: typePrefix(info.Kind, info.GroupVersion()),
 		emptyTail:  emptyTail(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 	}
@@ -366,7 +366,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 // resource), adding them in front when the stored bytes lack them (objects read from etcd have them; others may not). A single-object answer
 // (get, watch event) needs them to be decodable; list items are spliced as stored.
 func (r *resource) withKind(obj []byte) []byte {
-	obj = r.inVersion(obj)
+	obj = r.converted(r.inVersion(obj))
 	if bytes.HasPrefix(obj, []byte(`{"kind":`)) {
 		return obj
 	}

@@ -227,6 +227,9 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 		}
 		info.Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
 		out = append(out, info)
+		if r.Group == "" && r.Resource == "events" {
+			out = append(out, eventsV1Info())
+		}
 	}
 	return out
 }
