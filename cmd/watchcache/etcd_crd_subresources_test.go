@@ -15,7 +15,8 @@ import (
 // autoscaling/v1 Scale of the CRD's paths (a zero spec.replicas and a missing selector omitted),
 // an unknown object or subresource the apiserver's 404. The discovery documents are the
 // apiserver's byte for byte once each verb list is cut to the verbs serve serves (get, list,
-// watch: it reads only); writes to a subresource get the 405 of every other write.
+// watch: it reads only); writes to a subresource get the 405 of every other write. The CRD
+// itself, stored at apiextensions.k8s.io/v1beta1, is served at v1 as the apiserver serves it.
 func TestServeEtcdCustomResourceSubresources(t *testing.T) {
 	rec := loadRecording(t, "testdata/etcd-custom-resource-subresources.json")
 	cli, endpoint := startEtcd(t)
