@@ -7,6 +7,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 
 	"github.com/watchcache/watchcache/kubeapi"
+	"github.com/watchcache/watchcache/selection"
 )
 
 // The apiserver keeps core/v1 and events.k8s.io/v1 Events in one place (/registry/events) and
@@ -78,4 +79,21 @@ func eventsV1(obj []byte) ([]byte, error) {
 		out.Series = &eventsv1.EventSeries{Count: s.Count, LastObservedTime: s.LastObservedTime}
 	}
 	return json.Marshal(&out)
+}
+
+// eventsV1Schema is the field selectors of a cache holding events.k8s.io/v1 Events as the
+// cluster serves them (serve --kubeconfig): eventsV1Labels' labels, each read at its own path in
+// the events.k8s.io object, where the core Events' schema reads core's.
+func eventsV1Schema() *selection.Schema {
+	s := selection.CustomResourceSchema(true)
+	for label := range eventsV1Labels {
+		if label == "metadata.name" || label == "metadata.namespace" {
+			continue
+		}
+		var err error
+		if s, err = s.WithField(label, label); err != nil {
+			panic("events.k8s.io/v1 field " + label + ": " + err.Error()) // a fixed, tested list
+		}
+	}
+	return s
 }

@@ -101,3 +101,13 @@ func columnsChanged(info kubeapi.ResourceInfo, served, cols crColumns) bool {
 	now, isCustom := cols[k][info.Version]
 	return wasCustom != isCustom || !reflect.DeepEqual(was, now)
 }
+
+// configure gives a cache of events.k8s.io/v1 Events their group's field selectors: the cache
+// would otherwise know the core Events' (involvedObject.*, source), by the resource's name.
+func (f *kubeFeed) configure(o *watchcache.Options) { configureKube(o) }
+
+func configureKube(o *watchcache.Options) {
+	if o.Resource.Name == "events" && o.Resource.Group == "events.k8s.io" {
+		o.Schema = eventsV1Schema()
+	}
+}

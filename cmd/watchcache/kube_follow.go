@@ -130,7 +130,9 @@ func (f *kubeFeed) followLocked(ctx context.Context, reg registrar, key string, 
 		f.log.Warn("resource not served", "resource", info.Resource, "group", info.Group, "err", err)
 		return
 	}
-	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced}})
+	opts := watchcache.Options{Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced}}
+	configureKube(&opts)
+	c := watchcache.New(opts)
 	src := kubesource.New(rc, kubesource.Options{Logger: f.log.With("groupVersion", info.GroupVersion())})
 	if err := src.Add(info.Resource, c); err != nil {
 		c.Stop()
