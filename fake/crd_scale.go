@@ -10,6 +10,7 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -154,11 +155,22 @@ func untimeScaleEntry(u *unstructured.Unstructured, manager string) {
 
 // customScaleOf is the Scale of a stored custom resource.
 func customScaleOf(obj []byte, t target) ([]byte, error) {
-	var u unstructured.Unstructured
-	if err := u.UnmarshalJSON(obj); err != nil {
+	b, err := CustomResourceScale(obj, t.res.custom.scale)
+	if err != nil {
 		return nil, internalError("scale of %s: %v", t.name, err)
 	}
-	sc := t.res.custom.scale
+	return b, nil
+}
+
+// CustomResourceScale is the autoscaling/v1 Scale the apiextensions apiserver answers for a GET
+// of a custom resource's scale subresource: the object's name, namespace, uid, resourceVersion
+// and creationTimestamp, and the replicas and selector found at sc's paths (a missing one is
+// left zero, so omitted). It may be called concurrently; obj is not modified.
+func CustomResourceScale(obj []byte, sc *apiextensionsv1.CustomResourceSubresourceScale) ([]byte, error) {
+	var u unstructured.Unstructured
+	if err := u.UnmarshalJSON(obj); err != nil {
+		return nil, err
+	}
 	out := autoscalingv1.Scale{
 		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -177,11 +189,7 @@ func customScaleOf(obj []byte, t target) ([]byte, error) {
 			out.Status.Selector = sel
 		}
 	}
-	b, err := json.Marshal(&out)
-	if err != nil {
-		return nil, internalError("scale of %s: %v", t.name, err)
-	}
-	return b, nil
+	return json.Marshal(&out)
 }
 
 // answerCustomScale writes the autoscaling/v1 Scale of a stored custom resource.

@@ -17,12 +17,16 @@ import (
 // Rule 4.5: a watch naming an object may carry a field selector only if it selects that name
 // (`metadata.name=<name>`), else 400 `fieldSelector metadata.name doesn't match requested name`.
 // As in the apiserver, a plain get ignores the field selector.
-func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string, watchPath bool) {
+func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resource, namespace, name string, watchPath bool, view View) {
 	req, ok := s.parseRequest(w, r, res, namespace, name)
 	if !ok {
 		return
 	}
 	watch := req.opts.Watch || watchPath
+	if watch && view != nil {
+		writeStatus(w, methodNotSupported(res.gr, "watch", false))
+		return
+	}
 	if fs := req.opts.FieldSelector; fs != "" && watch {
 		sel, err := fields.ParseSelector(fs)
 		if err != nil {
@@ -55,6 +59,13 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 		writeStatus(w, apistatus.FromError(err))
 		return
 	}
+	if view != nil {
+		// A view reads the object in the requested version; its answer is written as it is.
+		if obj, err = view(res.withKind(obj)); err != nil {
+			writeStatus(w, apistatus.FromError(err))
+			return
+		}
+	}
 	if req.out.format == formatMeta && req.out.as != "PartialObjectMetadata" {
 		writeStatusIndented(w, res.wrongShape(false))
 		return
@@ -80,7 +91,10 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, res *resour
 	case formatMeta:
 		writePartial(bw, req.out.metaVersion, obj)
 	default:
-		bw.Write(res.withKind(obj))
+		if view == nil {
+			obj = res.withKind(obj)
+		}
+		bw.Write(obj)
 	}
 	bw.WriteByte('\n')
 	_ = bw.Flush()

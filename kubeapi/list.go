@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/watchcache/watchcache/apistatus"
@@ -72,6 +74,22 @@ func (s *Server) parseRequest(w http.ResponseWriter, r *http.Request, res *resou
 			return nil, false
 		}
 		req.opts = opts
+	}
+	if fs := req.opts.FieldSelector; fs != "" && res.info.Convert != nil {
+		sel, err := fields.ParseSelector(fs)
+		if err == nil {
+			sel, err = sel.Transform(func(f, v string) (string, string, error) {
+				if to, ok := res.info.FieldLabels[f]; ok {
+					return to, v, nil
+				}
+				return "", "", fmt.Errorf("field label not supported: %s", f)
+			})
+		}
+		if err != nil {
+			writeStatus(w, apierrors.NewBadRequest(err.Error()))
+			return nil, false
+		}
+		req.opts.FieldSelector = sel.String()
 	}
 	if fs := req.opts.FieldSelector; fs != "" && res.info.FieldSchema != nil {
 		if _, err := res.info.FieldSchema.ParseFields(fs); err != nil {
@@ -181,6 +199,13 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, req *request)
 	// body goes out in a few large writes (writeSpliced), not one per buffer of a few KiB.
 	size := len(head) + len(tail) + max(len(page.Items)-1, 0)
 	items := page.Items
+	if req.res.info.Convert != nil {
+		items = make([][]byte, len(page.Items))
+		for i, item := range page.Items {
+			items[i] = req.res.converted(item)
+		}
+		page.Items = items
+	}
 	for i, item := range page.Items {
 		rest, sliced := req.res.listItem(item)
 		if sliced {

@@ -59,6 +59,22 @@ type ResourceInfo struct {
 	// "pods/status" (Name is the full "resource/subresource"); the aggregated document nests
 	// them in the resource's entry, in this order.
 	Subresources []metav1.APIResource
+	// Views answer a GET of a subresource (the last segment of .../{name}/{subresource}) from
+	// the stored object: "status" of a custom resource is the object itself, "scale" its
+	// autoscaling/v1 Scale. A subresource without a view answers the apiserver's 404 naming the
+	// object. Views are read-only: writes to a subresource get the 405 every write gets.
+	Views map[string]View
+	// Convert, when set, turns each object the cache holds into the object this resource
+	// serves: the cache then holds the resource of the same name and scope in another group,
+	// whose storage the apiserver shares (events.k8s.io/v1 Events are the core/v1 Events of
+	// /registry/events, converted). Tables and metadata are read from the cache's object;
+	// protobuf is not offered (JSON and YAML are). It may be called concurrently and must not
+	// modify obj; an object it cannot convert is served as the cache holds it.
+	Convert func(obj []byte) ([]byte, error)
+	// FieldLabels, with Convert, maps each field selector label this resource accepts to the
+	// cache's ("regarding.name" → "involvedObject.name"), as the apiserver's field label
+	// conversion does; any other label gets its 400 ("field label not supported: <f>").
+	FieldLabels map[string]string
 	// QualifiedKinds says the aggregated discovery document names the resource's group and
 	// version in its responseKind, and in that of each subresource whose entry names none, as
 	// the apiextensions apiserver does for a custom resource; false leaves them empty, as
@@ -73,6 +89,10 @@ type ResourceInfo struct {
 	// such a resource out of them.
 	Model *Model
 }
+
+// View turns a stored object into the answer of a subresource GET. It may be called
+// concurrently and must not modify obj.
+type View func(obj []byte) ([]byte, error)
 
 // builtinWarnings are the deprecation warnings kube-apiserver 1.37.2 sends for the listable
 // built-in resources (testdata/oracle/warnings.txt).
@@ -133,7 +153,7 @@ func (i ResourceInfo) withDefaults() (ResourceInfo, error) {
 // and scope (the cache's keys and selectable fields depend on them).
 func (i ResourceInfo) checkCache(c *watchcache.Cache) error {
 	r := c.Resource()
-	if r.Name != i.Resource || r.Group != i.Group || r.Namespaced != i.Namespaced {
+	if r.Name != i.Resource || (r.Group != i.Group && i.Convert == nil) || r.Namespaced != i.Namespaced {
 		return fmt.Errorf("kubeapi: cache holds %+v, not %s.%s (namespaced=%t)", r, i.Resource, i.Group, i.Namespaced)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -166,7 +167,7 @@ func (s *Server) Register(info ResourceInfo, c *watchcache.Cache) error {
 		gv:         info.GroupVersion(),
 		gr:         schema.GroupResource{Group: info.Group, Resource: info.Resource},
 		gvk:        schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind},
-		protobuf:   !info.Unstructured && wire.HasProtobuf(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
+		protobuf:   !info.Unstructured && info.Convert == nil && wire.HasProtobuf(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 		typePrefix: typePrefix(info.Kind, info.GroupVersion()),
 		emptyTail:  emptyTail(schema.GroupVersionKind{Group: info.Group, Version: info.Version, Kind: info.Kind}),
 	}
@@ -294,31 +295,50 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 	if rest[0] == "watch" {
 		watchPath, rest = true, rest[1:]
 	}
-	var namespace, name string
+	var namespace, name, sub string
 	var res *resource
 	s.mu.RLock()
 	switch {
-	case len(rest) >= 3 && len(rest) <= 4 && rest[0] == "namespaces":
+	case len(rest) >= 3 && len(rest) <= 5 && rest[0] == "namespaces":
 		namespace = rest[1]
 		if res = gv.byName[rest[2]]; res != nil && !res.info.Namespaced {
 			res = nil
 		}
-		if len(rest) == 4 {
+		if len(rest) >= 4 {
 			name = rest[3]
 		}
-	case len(rest) >= 1 && len(rest) <= 2:
+		if len(rest) == 5 {
+			sub = rest[4]
+		}
+	case len(rest) >= 1 && len(rest) <= 3:
 		res = gv.byName[rest[0]]
-		if len(rest) == 2 {
+		if len(rest) >= 2 {
 			name = rest[1]
 			if res != nil && res.info.Namespaced {
 				res = nil // /api/v1/pods/{name} does not exist
 			}
 		}
+		if len(rest) == 3 {
+			sub = rest[2]
+		}
 	}
 	s.mu.RUnlock()
-	if res == nil || namespace == "." || namespace == ".." || name == "." || name == ".." {
+	if res == nil || namespace == "." || namespace == ".." || name == "." || name == ".." || (sub != "" && watchPath) {
 		writeStatus(w, notFound())
 		return
+	}
+	var view View
+	if sub != "" {
+		switch view = res.info.Views[sub]; {
+		case res.info.Views == nil:
+			writeStatus(w, notFound())
+			return
+		case view == nil:
+			// The apiextensions apiserver's answer to a subresource a custom resource does not
+			// have names the object, as if it were missing.
+			writeStatus(w, apierrors.NewNotFound(res.gr, name))
+			return
+		}
 	}
 	if res.info.Warning != "" { // on every answer, errors included, as the apiserver sends it
 		w.Header().Add("Warning", `299 - "`+res.info.Warning+`"`)
@@ -339,14 +359,14 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 		s.serveCollection(w, r, res, namespace, watchPath)
 		return
 	}
-	s.serveObject(w, r, res, namespace, name, watchPath)
+	s.serveObject(w, r, res, namespace, name, watchPath, view)
 }
 
 // withKind returns the object with kind and apiVersion (this version's, for an AnyVersion
 // resource), adding them in front when the stored bytes lack them (objects read from etcd have them; others may not). A single-object answer
 // (get, watch event) needs them to be decodable; list items are spliced as stored.
 func (r *resource) withKind(obj []byte) []byte {
-	obj = r.inVersion(obj)
+	obj = r.converted(r.inVersion(obj))
 	if bytes.HasPrefix(obj, []byte(`{"kind":`)) {
 		return obj
 	}

@@ -35,6 +35,10 @@ func (r *resource) listItem(obj []byte) (rest []byte, sliced bool) {
 	if r.info.Unstructured {
 		return r.inVersion(obj), false
 	}
+	if r.info.Convert != nil {
+		// serveList converted the page's objects already.
+		return withoutTypeMeta(obj), false
+	}
 	if bytes.HasPrefix(obj, r.typePrefix) {
 		return obj[len(r.typePrefix):], true
 	}
@@ -62,6 +66,19 @@ func (r *resource) inVersion(obj []byte) []byte {
 	out = append(out, obj[:v.Index]...)
 	out = append(out, gv...)
 	return append(out, obj[v.Index+len(v.Raw):]...)
+}
+
+// converted returns obj as the resource serves it (ResourceInfo.Convert), or obj when the
+// resource has no conversion or obj cannot be converted.
+func (r *resource) converted(obj []byte) []byte {
+	if r.info.Convert == nil {
+		return obj
+	}
+	out, err := r.info.Convert(obj)
+	if err != nil {
+		return obj
+	}
+	return out
 }
 
 // leadingTypeMeta returns the length of `{"kind":"…","apiVersion":"…",` (or apiVersion first) at

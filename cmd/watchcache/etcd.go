@@ -174,7 +174,7 @@ func newEtcdFeed(endpoints, pathPrefix string, ef etcdFlags, log *slog.Logger) (
 		cli.Close()
 		return nil, err
 	}
-	all := etcdsource.Builtin()
+	all := append(etcdsource.Builtin(), crdsResource)
 	schemas, customs := map[string]*selection.Schema{}, map[string]customResource{}
 	for _, cr := range crs {
 		s, err := cr.schema()
@@ -227,6 +227,9 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 		}
 		info.Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
 		out = append(out, info)
+		if r.Group == "" && r.Resource == "events" {
+			out = append(out, eventsV1Info())
+		}
 	}
 	return out
 }
@@ -239,6 +242,10 @@ func (f *etcdFeed) configure(o *watchcache.Options) {
 	for _, r := range f.resources {
 		if r.Resource == o.Resource.Name && r.Group == o.Resource.Group {
 			f.feedOptions(o, r.Prefix, f.schemas[cacheKey(r.Resource, r.Group)])
+			if r.Prefix == crdsResource.Prefix {
+				o.Transform = crdInV1
+				o.History = transformedHistory{o.History, crdInV1}
+			}
 			if t := etcdsource.ServedAs(r); t != nil {
 				// Stored at an older version (clustertrustbundles, …): served as the apiserver
 				// serves them, from the window and from etcd's history alike.

@@ -72,7 +72,8 @@ func TestServeEtcdCustomResourceVersions(t *testing.T) {
 
 // sameDiscovery compares the resources of two APIResourceLists by what serve's read path tells
 // of them: names, scope, kind, short names, categories and storage version hash (not the verbs:
-// serve serves get, list and watch; nor subresources, which it does not serve).
+// serve serves get, list and watch; nor subresources, which TestServeEtcdCustomResourceSubresources
+// compares).
 func sameDiscovery(t *testing.T, want, got string) {
 	t.Helper()
 	var w, g metav1.APIResourceList

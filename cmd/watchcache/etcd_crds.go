@@ -11,6 +11,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchcache/watchcache/fake"
 	"github.com/watchcache/watchcache/kubeapi"
@@ -41,6 +42,10 @@ type crVersion struct {
 	name    string
 	fields  []string
 	columns []apiextensionsv1.CustomResourceColumnDefinition
+	// status and scale are the version's subresources (the CRD's shared ones when it has none
+	// of its own); serve answers their GETs.
+	status bool
+	scale  *apiextensionsv1.CustomResourceSubresourceScale
 }
 
 // storedCRD is what serve reads of a stored CustomResourceDefinition. The apiserver stores CRDs as
@@ -61,10 +66,11 @@ type storedCRD struct {
 			ShortNames []string `json:"shortNames"`
 			Categories []string `json:"categories"`
 		} `json:"names"`
-		Scope                    string            `json:"scope"`
-		SelectableFields         []selectableField `json:"selectableFields"`
-		AdditionalPrinterColumns []storedColumn    `json:"additionalPrinterColumns"`
-		Versions                 []storedVersion   `json:"versions"`
+		Scope                    string                                      `json:"scope"`
+		SelectableFields         []selectableField                           `json:"selectableFields"`
+		AdditionalPrinterColumns []storedColumn                              `json:"additionalPrinterColumns"`
+		Subresources             *apiextensionsv1.CustomResourceSubresources `json:"subresources"`
+		Versions                 []storedVersion                             `json:"versions"`
 	} `json:"spec"`
 	Status struct {
 		Conditions []struct {
@@ -75,11 +81,12 @@ type storedCRD struct {
 }
 
 type storedVersion struct {
-	Name                     string            `json:"name"`
-	Served                   bool              `json:"served"`
-	Storage                  bool              `json:"storage"`
-	SelectableFields         []selectableField `json:"selectableFields"`
-	AdditionalPrinterColumns []storedColumn    `json:"additionalPrinterColumns"`
+	Name                     string                                      `json:"name"`
+	Served                   bool                                        `json:"served"`
+	Storage                  bool                                        `json:"storage"`
+	SelectableFields         []selectableField                           `json:"selectableFields"`
+	AdditionalPrinterColumns []storedColumn                              `json:"additionalPrinterColumns"`
+	Subresources             *apiextensionsv1.CustomResourceSubresources `json:"subresources"`
 }
 
 type selectableField struct {
@@ -182,6 +189,13 @@ func parseCRD(value []byte) (customResource, error) {
 				cr.fields = append(cr.fields, name)
 			}
 		}
+		sub := v.Subresources
+		if sub == nil {
+			sub = s.Subresources
+		}
+		if sub != nil {
+			cv.status, cv.scale = sub.Status != nil, sub.Scale
+		}
 		cols := v.AdditionalPrinterColumns
 		if len(cols) == 0 {
 			cols = s.AdditionalPrinterColumns
@@ -226,6 +240,23 @@ func (cr customResource) infos() ([]kubeapi.ResourceInfo, error) {
 			Printer:            fake.CustomResourcePrinter(v.columns),
 			Unstructured:       true, AnyVersion: true, QualifiedKinds: true,
 		}
+		// serve reads only: the subresources advertise get, and their GETs answer as the
+		// apiextensions apiserver's (the object for status, its Scale for scale).
+		if v.status {
+			info.Subresources = append(info.Subresources, metav1.APIResource{
+				Name: cr.Resource.Resource + "/status", Namespaced: cr.Namespaced, Kind: cr.Kind, Verbs: []string{"get"},
+			})
+			info.Views = map[string]kubeapi.View{"status": statusView}
+		}
+		if sc := v.scale; sc != nil {
+			info.Subresources = append(info.Subresources, metav1.APIResource{
+				Name: cr.Resource.Resource + "/scale", Namespaced: cr.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get"},
+			})
+			if info.Views == nil {
+				info.Views = map[string]kubeapi.View{}
+			}
+			info.Views["scale"] = func(obj []byte) ([]byte, error) { return fake.CustomResourceScale(obj, sc) }
+		}
 		if !slices.Equal(v.fields, cr.fields) {
 			s := selection.CustomResourceSchema(cr.Namespaced)
 			for _, f := range v.fields {
@@ -240,3 +271,7 @@ func (cr customResource) infos() ([]kubeapi.ResourceInfo, error) {
 	}
 	return out, nil
 }
+
+// statusView answers a GET of a custom resource's status subresource: the whole object, as the
+// apiextensions apiserver answers it.
+func statusView(obj []byte) ([]byte, error) { return obj, nil }

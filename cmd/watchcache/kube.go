@@ -21,6 +21,7 @@ import (
 
 	"github.com/watchcache/watchcache/kubeapi"
 	kubesource "github.com/watchcache/watchcache/source/kube"
+	"github.com/watchcache/watchcache/watchcache"
 )
 
 // kubeFeed is the source of serve --kubeconfig: a live cluster read through its apiserver by
@@ -50,6 +51,10 @@ type kubeFeed struct {
 	static  map[string]kubeStatic    // resources served from start and still served, by cacheKey; set by Load
 	dynamic map[string]*kubeFollowed // resources that appeared in discovery while serving, by cacheKey
 	retired kubesource.Stats         // the counters of followed resources that went
+	// columns are the CRDs' printer columns the served custom resources print; crds is the
+	// served CRDs' cache (nil when --resources leaves them out), set by Load.
+	columns crColumns
+	crds    *watchcache.Cache
 	closed  bool
 }
 
@@ -100,10 +105,24 @@ func newKubeFeed(kubeconfig, resources string, rediscover time.Duration, log *sl
 	if infos, err = narrow(infos, resources); err != nil {
 		return nil, err
 	}
+	f := &kubeFeed{cfg: cfg, http: hc, log: log, dc: dc,
+		narrowed: strings.TrimSpace(resources) != "", rediscover: rediscover}
+	ctx, cancel := context.WithTimeout(context.Background(), crdListTimeout)
+	defer cancel()
+	if f.columns, err = f.listCRDs(ctx); err != nil {
+		// Without the CRDs (no permission to list them), custom resources get the default
+		// columns (Name, Age), as before the CRDs could be read.
+		log.Warn("custom resources' Tables get the default columns", "err", err)
+		f.columns, err = crColumns{}, nil
+	}
+	f.resources = withColumns(infos, f.columns)
 	log.Info("discovered", "resources", len(infos))
-	return &kubeFeed{cfg: cfg, http: hc, resources: infos, log: log, dc: dc,
-		narrowed: strings.TrimSpace(resources) != "", rediscover: rediscover}, nil
+	return f, nil
 }
+
+// crdListTimeout bounds the list of the CRDs at start, as a request to the cluster: the
+// apiserver's own default request timeout.
+const crdListTimeout = time.Minute
 
 // listable returns the resources of discovery lists that can be listed and watched (no
 // subresources), as kubeapi serves them, in both discovery forms.
@@ -155,6 +174,7 @@ func (f *kubeFeed) Load(ctx context.Context, c caches) error {
 		return errors.New("kube source closed")
 	}
 	f.cancel, f.runCtx = cancel, rctx
+	f.crds = c[crdsKey]
 	// One source per group and version, feeding each of its resources.
 	byGV := map[string]*kubesource.Source{}
 	for _, info := range f.resources {

@@ -73,18 +73,26 @@ func (f *kubeFeed) rediscoverOnce(ctx context.Context, reg registrar) {
 		f.log.Warn("discovery failed; the served resources stay as they are", "err", err)
 		return
 	}
-	found := map[string]kubeapi.ResourceInfo{}
-	for _, info := range listable(lists) {
-		found[cacheKey(info.Resource, info.Group)] = info
-	}
-	gone := func(k string, served kubeapi.ResourceInfo) bool {
-		info, ok := found[k]
-		return !ok && err == nil || ok && (info.Version != served.Version || info.Namespaced != served.Namespaced)
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return
+	}
+	// The CRDs' columns come from their cache, which a watch keeps current; a custom resource
+	// whose columns changed is served again with the new ones, as the apiextensions apiserver
+	// serves a changed CRD anew.
+	cols, ok := cachedCRDs(ctx, f.crds)
+	if !ok {
+		cols = f.columns
+	}
+	found := map[string]kubeapi.ResourceInfo{}
+	for _, info := range withColumns(listable(lists), cols) {
+		found[cacheKey(info.Resource, info.Group)] = info
+	}
+	gone := func(k string, served kubeapi.ResourceInfo) bool {
+		info, ok := found[k]
+		return !ok && err == nil || ok && (info.Version != served.Version || info.Namespaced != served.Namespaced ||
+			columnsChanged(info, f.columns, cols))
 	}
 	for k, st := range f.static {
 		if gone(k, st.info) {
@@ -96,6 +104,7 @@ func (f *kubeFeed) rediscoverOnce(ctx context.Context, reg registrar) {
 			f.unfollowLocked(reg, k)
 		}
 	}
+	f.columns = cols
 	for k, info := range found {
 		if _, static := f.static[k]; !static && f.dynamic[k] == nil {
 			f.followLocked(ctx, reg, k, info)
@@ -121,7 +130,9 @@ func (f *kubeFeed) followLocked(ctx context.Context, reg registrar, key string, 
 		f.log.Warn("resource not served", "resource", info.Resource, "group", info.Group, "err", err)
 		return
 	}
-	c := watchcache.New(watchcache.Options{Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced}})
+	opts := watchcache.Options{Resource: watchcache.Resource{Name: info.Resource, Group: info.Group, Namespaced: info.Namespaced}}
+	configureKube(&opts)
+	c := watchcache.New(opts)
 	src := kubesource.New(rc, kubesource.Options{Logger: f.log.With("groupVersion", info.GroupVersion())})
 	if err := src.Add(info.Resource, c); err != nil {
 		c.Stop()

@@ -155,6 +155,11 @@ func build(src source, so kubeapi.Options) (caches, *kubeapi.Server, error) {
 		// A resource served in several versions (a custom resource's) is one cache, registered
 		// in each.
 		key := cacheKey(info.Resource, info.Group)
+		if info.Convert != nil {
+			// Converted from the core resource of the same name (events.k8s.io Events from
+			// core Events), registered before it.
+			key = cacheKey(info.Resource, "")
+		}
 		c := cs[key]
 		if c == nil {
 			opts := watchcache.Options{
