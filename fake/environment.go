@@ -49,15 +49,21 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A watch here is a controller's informer starting, and a controller writes: its first write
+	// of a built-in kind (an owned Deployment, say) needs the patch engine's type converter, which
+	// the server builds from the first watch on, while the controller's caches sync.
+	s.prepareOnWatch.Store(true)
 	e.Server, e.Config = s, s.Config()
 	return e.Config, nil
 }
 
-// Stop stops the server; running watches end. Stopping an environment that is not running does
-// nothing.
+// Stop stops the server; running watches end. It returns when nothing the environment started
+// runs, the type converter it builds after the first watch included. Stopping an environment that
+// is not running does nothing.
 func (e *Environment) Stop() error {
 	if e.Server != nil {
 		e.Server.Close()
+		e.Server.fields.WaitPrepared()
 		e.Server = nil
 	}
 	return nil

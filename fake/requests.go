@@ -150,6 +150,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r)
 		return
 	}
+	if a.Verb == "watch" && s.prepareOnWatch.Load() {
+		s.fields.Prepare()
+	}
 	a.Time = s.opts.Now()
 	rec := &recorder{ResponseWriter: w, log: s.log, req: a}
 	defer rec.finish()

@@ -123,6 +123,9 @@ type Server struct {
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher
+	// prepareOnWatch makes the first watch request start building the patch engine's type
+	// converter (set by Environment.Start, environment.go).
+	prepareOnWatch atomic.Bool
 	// crds is the custom resources CRDs made (crd.go).
 	crds crdRegistry
 

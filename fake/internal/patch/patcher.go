@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -82,6 +83,11 @@ type Patcher struct {
 	// client-go's type converter does not know: without it their writes lose managedFields. It is
 	// built on first need, as typed is.
 	apiextensions func() managedfields.TypeConverter
+
+	// preparing is set by Prepare; prepared is closed when the build Prepare started ends.
+	prepare   sync.Once
+	preparing atomic.Bool
+	prepared  chan struct{}
 }
 
 type managerKey struct {
@@ -101,9 +107,37 @@ func New(scheme *runtime.Scheme) (*Patcher, error) {
 		typed:         sync.OnceValue(func() managedfields.TypeConverter { return applyconfigurations.NewTypeConverter(scheme) }),
 		apiextensions: sync.OnceValue(func() managedfields.TypeConverter { return apiextensionsapply.NewTypeConverter(scheme) }),
 		deduced:       managedfields.NewDeducedTypeConverter(),
+		prepared:      make(chan struct{}),
 		serializer:    kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{}),
 		strict:        kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Strict: true}),
 	}, nil
+}
+
+// Prepare starts building the built-in kinds' type converter in the background, once per
+// Patcher, for a caller that knows a write of a built-in kind is coming but not yet when: a
+// controller's first write of a Deployment follows its informers' start by client-go's cache
+// sync polls (100 ms each), with the CPU idle, while building the converter (parsing client-go's
+// schema of every built-in kind twice, once to validate it) takes about 100 ms (a second under
+// -race) that the first write would otherwise wait for. A write that comes before the build ends
+// waits for it, as it would without Prepare. Prepare returns at once and is safe for concurrent
+// use.
+func (p *Patcher) Prepare() {
+	p.prepare.Do(func() {
+		p.preparing.Store(true)
+		go func() {
+			defer close(p.prepared)
+			p.typed()
+		}()
+	})
+}
+
+// WaitPrepared returns when the build Prepare started has ended, at once if Prepare was never
+// called, so that a caller can stop without leaving the build running (a leak checker at the end
+// of a test binary would report it).
+func (p *Patcher) WaitPrepared() {
+	if p.preparing.Load() {
+		<-p.prepared
+	}
 }
 
 // Patch returns the patched object as JSON, with managedFields updated for req.FieldManager.
