@@ -243,3 +243,19 @@ func newResourceType(group, version string, r apidiscoveryv2.APIResourceDiscover
 	}
 	return t
 }
+
+// BuiltinSubresources reports whether kube-apiserver 1.37.2's discovery lists a status and a
+// scale subresource for the built-in resource of group and resource (any served version: the
+// registry's recorded documents). A resource the registry does not know has neither. It may be
+// called concurrently.
+func BuiltinSubresources(group, resource string) (status, scale bool) {
+	reg, err := builtinRegistry()
+	if err != nil {
+		return false, false
+	}
+	t := reg.byGR[schema.GroupResource{Group: group, Resource: resource}]
+	if t == nil {
+		return false, false
+	}
+	return t.status, t.scale
+}

@@ -134,7 +134,7 @@ func (s *Server) getScale(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
-	b, err := s.scaleAnswer(t.res, cur)
+	b, err := scaleAnswer(t.res, cur)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -143,7 +143,7 @@ func (s *Server) getScale(w http.ResponseWriter, r *http.Request, t target) {
 }
 
 // scaleAnswer is the Scale of a stored object as the apiserver answers it: without managedFields.
-func (s *Server) scaleAnswer(r *served, stored []byte) ([]byte, error) {
+func scaleAnswer(r *served, stored []byte) ([]byte, error) {
 	obj, err := decodeStored(r.resourceType, stored)
 	if err != nil {
 		return nil, err
@@ -157,6 +157,24 @@ func (s *Server) scaleAnswer(r *served, stored []byte) ([]byte, error) {
 		return nil, internalError("encode Scale: %v", err)
 	}
 	return b, nil
+}
+
+// BuiltinScale is the autoscaling/v1 Scale kube-apiserver answers for a GET of the scale
+// subresource of a built-in object stored as JSON (a Deployment, ReplicaSet or StatefulSet of
+// apps/v1, or a core/v1 ReplicationController; group and resource name which): its name,
+// namespace, uid, resourceVersion and creationTimestamp, spec.replicas, status.replicas and the
+// selector as a string, without managedFields. Another resource is an error. It may be called
+// concurrently; obj is not modified.
+func BuiltinScale(group, resource string, obj []byte) ([]byte, error) {
+	reg, err := builtinRegistry()
+	if err != nil {
+		return nil, err
+	}
+	t := reg.byGR[schema.GroupResource{Group: group, Resource: resource}]
+	if t == nil || !t.scale {
+		return nil, fmt.Errorf("fake: %s.%s has no scale subresource", resource, group)
+	}
+	return scaleAnswer(&served{resourceType: t}, obj)
 }
 
 // writeScale serves PUT and PATCH of /scale.
@@ -306,6 +324,6 @@ func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidatio
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err = s.scaleAnswer(res, b)
+	b, err = scaleAnswer(res, b)
 	return b, warnings, err
 }

@@ -61,8 +61,10 @@ type ResourceInfo struct {
 	Subresources []metav1.APIResource
 	// Views answer a GET of a subresource (the last segment of .../{name}/{subresource}) from
 	// the stored object: "status" of a custom resource is the object itself, "scale" its
-	// autoscaling/v1 Scale. A subresource without a view answers the apiserver's 404 naming the
-	// object. Views are read-only: writes to a subresource get the 405 every write gets.
+	// autoscaling/v1 Scale. A subresource without a view answers the apiserver's 404: naming the
+	// object for an Unstructured resource (the apiextensions apiserver's), the generic one of an
+	// unknown path otherwise (kube-apiserver's). Views are read-only: writes to a subresource get
+	// the 405 every write gets.
 	Views map[string]View
 	// Convert, when set, turns each object the cache holds into the object this resource
 	// serves: the cache then holds the resource of the same name and scope in another group,

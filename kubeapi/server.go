@@ -310,6 +310,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 		if len(rest) == 5 {
 			sub = rest[4]
 		}
+		if ns := gv.byName["namespaces"]; res == nil && len(rest) == 3 && ns != nil && !ns.info.Namespaced {
+			// /api/v1/namespaces/{name}/{subresource}: a subresource of a namespace, as
+			// /api/v1/namespaces/ns/status, where no namespaced resource has that name.
+			res, namespace, name, sub = ns, "", rest[1], rest[2]
+		}
 	case len(rest) >= 1 && len(rest) <= 3:
 		res = gv.byName[rest[0]]
 		if len(rest) >= 2 {
@@ -333,10 +338,15 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 		case res.info.Views == nil:
 			writeStatus(w, notFound())
 			return
-		case view == nil:
+		case view == nil && res.info.Unstructured:
 			// The apiextensions apiserver's answer to a subresource a custom resource does not
 			// have names the object, as if it were missing.
 			writeStatus(w, apierrors.NewNotFound(res.gr, name))
+			return
+		case view == nil:
+			// kube-apiserver routes a built-in resource's subresources by path: one it does
+			// not have is an unknown path.
+			writeStatus(w, notFound())
 			return
 		}
 	}

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchcache/watchcache/encryption"
+	"github.com/watchcache/watchcache/fake"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/selection"
 	etcdsource "github.com/watchcache/watchcache/source/etcd"
@@ -226,12 +228,40 @@ func (f *etcdFeed) Resources() []kubeapi.ResourceInfo {
 			QualifiedKinds: f.schemas[cacheKey(r.Resource, r.Group)] != nil,
 		}
 		info.Printer, _ = kubeapi.PrinterFor(r.Group, r.Resource) // Tables as kube-apiserver prints them
+		if r.Prefix != crdsResource.Prefix {
+			builtinSubresources(&info)
+		}
 		out = append(out, info)
 		if r.Group == "" && r.Resource == "events" {
 			out = append(out, eventsV1Info())
 		}
 	}
 	return out
+}
+
+// builtinSubresources adds to a built-in resource's info the status and scale subresources
+// kube-apiserver's discovery lists for it (fake.BuiltinSubresources), in its order (scale before
+// status). serve reads only: they advertise get, and their GETs answer as kube-apiserver's (the
+// object for status, fake.BuiltinScale's autoscaling/v1 Scale for scale).
+func builtinSubresources(info *kubeapi.ResourceInfo) {
+	status, scale := fake.BuiltinSubresources(info.Group, info.Resource)
+	if !status && !scale {
+		return
+	}
+	info.Views = map[string]kubeapi.View{}
+	if scale {
+		info.Subresources = append(info.Subresources, metav1.APIResource{
+			Name: info.Resource + "/scale", Namespaced: info.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get"},
+		})
+		group, resource := info.Group, info.Resource
+		info.Views["scale"] = func(obj []byte) ([]byte, error) { return fake.BuiltinScale(group, resource, obj) }
+	}
+	if status {
+		info.Subresources = append(info.Subresources, metav1.APIResource{
+			Name: info.Resource + "/status", Namespaced: info.Namespaced, Kind: info.Kind, Verbs: []string{"get"},
+		})
+		info.Views["status"] = statusView
+	}
 }
 
 // configure makes consistent reads ask etcd for its revision (rule 1.8), and reads waiting for a

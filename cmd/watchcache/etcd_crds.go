@@ -272,6 +272,6 @@ func (cr customResource) infos() ([]kubeapi.ResourceInfo, error) {
 	return out, nil
 }
 
-// statusView answers a GET of a custom resource's status subresource: the whole object, as the
-// apiextensions apiserver answers it.
+// statusView answers a GET of a status subresource: the whole object, as kube-apiserver and the
+// apiextensions apiserver answer it.
 func statusView(obj []byte) ([]byte, error) { return obj, nil }
