@@ -19,9 +19,7 @@ import (
 // apiserver lists for a resource serve serves is there; writes get the 405 of every other write.
 func TestServeEtcdBuiltinSubresources(t *testing.T) {
 	rec := loadRecording(t, "testdata/etcd-builtin-subresources.json")
-	cli, endpoint := startEtcd(t)
-	rec.replay(t, etcdPut(t, cli))
-	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	base := rec.serveReplayed(t)
 	for _, a := range rec.Answers {
 		t.Run(a.Path, func(t *testing.T) {
 			code, body := ask(t, base+a.Path, a.Accept)

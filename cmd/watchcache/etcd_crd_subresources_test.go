@@ -19,9 +19,7 @@ import (
 // itself, stored at apiextensions.k8s.io/v1beta1, is served at v1 as the apiserver serves it.
 func TestServeEtcdCustomResourceSubresources(t *testing.T) {
 	rec := loadRecording(t, "testdata/etcd-custom-resource-subresources.json")
-	cli, endpoint := startEtcd(t)
-	rec.replay(t, etcdPut(t, cli))
-	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	base := rec.serveReplayed(t)
 	for _, a := range rec.Answers {
 		name := a.Path
 		table := strings.Contains(a.Accept, "as=Table")

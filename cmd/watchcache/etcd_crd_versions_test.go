@@ -21,9 +21,7 @@ import (
 // revisions the replay into another etcd gives them.
 func TestServeEtcdCustomResourceVersions(t *testing.T) {
 	rec := loadRecording(t, "testdata/etcd-custom-resource-versions.json")
-	cli, endpoint := startEtcd(t)
-	rec.replay(t, etcdPut(t, cli))
-	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	base := rec.serveReplayed(t)
 	for _, a := range rec.Answers {
 		table := strings.Contains(a.Accept, "as=Table")
 		name := a.Path

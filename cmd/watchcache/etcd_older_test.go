@@ -21,9 +21,7 @@ func TestServeEtcdOlderStorage(t *testing.T) {
 			t.Fatalf("%s: recorded as JSON, want the protobuf value", kv.Key)
 		}
 	}
-	cli, endpoint := startEtcd(t)
-	rec.replay(t, etcdPut(t, cli))
-	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	base := rec.serveReplayed(t)
 	for _, a := range rec.Answers {
 		table := strings.Contains(a.Accept, "as=Table")
 		name := a.Path

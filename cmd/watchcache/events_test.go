@@ -17,9 +17,7 @@ import (
 // the others refused with the apiserver's 400, and discovery.
 func TestServeEtcdEventsV1(t *testing.T) {
 	rec := loadRecording(t, "testdata/etcd-events-v1.json")
-	cli, endpoint := startEtcd(t)
-	rec.replay(t, etcdPut(t, cli))
-	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	base := rec.serveReplayed(t)
 	for _, a := range rec.Answers {
 		name := a.Path
 		if strings.Contains(a.Accept, "as=Table") {

@@ -34,6 +34,7 @@ type recordedAnswer struct {
 	Body         string
 }
 
+// loadRecording reads a recording of etcd values and the oracle's answers.
 func loadRecording(t *testing.T, file string) recording {
 	t.Helper()
 	b, err := os.ReadFile(file)
@@ -45,6 +46,16 @@ func loadRecording(t *testing.T, file string) recording {
 		t.Fatalf("%s: %v", file, err)
 	}
 	return r
+}
+
+// serveReplayed starts an etcd holding the recording's values and serve --etcd-endpoints on it,
+// and returns serve's base URL.
+func (r recording) serveReplayed(t *testing.T) string {
+	t.Helper()
+	cli, endpoint := startEtcd(t)
+	r.replay(t, etcdPut(t, cli))
+	base, _ := startServe(t, "--etcd-endpoints", endpoint)
+	return base
 }
 
 // replay writes the recorded values into etcd.
