@@ -17,10 +17,18 @@ import (
 // list and a watch) unless --resources leaves them out.
 var crdsKey = cacheKey("customresourcedefinitions", "apiextensions.k8s.io")
 
-// crColumns are the additionalPrinterColumns of each served version of each custom resource,
-// by cacheKey and version ("widgets.example.com" → "v1" → columns): what the apiextensions
-// apiserver prints in the resource's Tables.
-type crColumns map[string]map[string][]apiextensionsv1.CustomResourceColumnDefinition
+// crColumns are what each served version of each custom resource is served with, by cacheKey and
+// version ("widgets.example.com" → "v1"): the additionalPrinterColumns the apiextensions apiserver
+// prints in the resource's Tables, and its status and scale subresources.
+type crColumns map[string]map[string]crServed
+
+// crServed is a served version of a custom resource as its CRD declares it.
+type crServed struct {
+	columns []apiextensionsv1.CustomResourceColumnDefinition
+	// status and scale are the version's subresources; scale is nil without one.
+	status bool
+	scale  *apiextensionsv1.CustomResourceSubresourceScale
+}
 
 // columnsOf reads the columns of the CRDs in items (each a CustomResourceDefinition as JSON).
 // A CRD that does not decode is left out: its resource keeps the default columns.
@@ -31,11 +39,16 @@ func columnsOf(items [][]byte) crColumns {
 		if json.Unmarshal(b, &crd) != nil {
 			continue
 		}
-		byVersion := map[string][]apiextensionsv1.CustomResourceColumnDefinition{}
+		byVersion := map[string]crServed{}
 		for _, v := range crd.Spec.Versions {
-			if v.Served {
-				byVersion[v.Name] = v.AdditionalPrinterColumns
+			if !v.Served {
+				continue
 			}
+			cv := crServed{columns: v.AdditionalPrinterColumns}
+			if sub := v.Subresources; sub != nil {
+				cv.status, cv.scale = sub.Status != nil, sub.Scale
+			}
+			byVersion[v.Name] = cv
 		}
 		out[cacheKey(crd.Spec.Names.Plural, crd.Spec.Group)] = byVersion
 	}
@@ -81,20 +94,34 @@ func cachedCRDs(ctx context.Context, c *watchcache.Cache) (crColumns, bool) {
 }
 
 // withColumns serves each custom resource in infos as the apiextensions apiserver does: its
-// CRD's columns (printed by fake.CustomResourcePrinter), and unstructured lists whose items keep
-// their kind and apiVersion. Other resources are left as they are.
+// CRD's columns (printed by fake.CustomResourcePrinter), unstructured lists whose items keep
+// their kind and apiVersion, and GETs of its status (the object) and scale (an autoscaling/v1
+// Scale of the CRD's paths) subresources, which the cluster's discovery lists. Other resources
+// are left as they are.
 func withColumns(infos []kubeapi.ResourceInfo, cols crColumns) []kubeapi.ResourceInfo {
 	for i, info := range infos {
-		if c, ok := cols[cacheKey(info.Resource, info.Group)][info.Version]; ok {
-			infos[i].Printer = fake.CustomResourcePrinter(c)
-			infos[i].Unstructured, infos[i].QualifiedKinds = true, true
+		c, ok := cols[cacheKey(info.Resource, info.Group)][info.Version]
+		if !ok {
+			continue
+		}
+		infos[i].Printer = fake.CustomResourcePrinter(c.columns)
+		infos[i].Unstructured, infos[i].QualifiedKinds = true, true
+		if c.status {
+			infos[i].Views = map[string]kubeapi.View{"status": statusView}
+		}
+		if sc := c.scale; sc != nil {
+			if infos[i].Views == nil {
+				infos[i].Views = map[string]kubeapi.View{}
+			}
+			infos[i].Views["scale"] = func(obj []byte) ([]byte, error) { return fake.CustomResourceScale(obj, sc) }
 		}
 	}
 	return infos
 }
 
 // columnsChanged says whether the CRDs cols serve info otherwise than those served do (its CRD's
-// additionalPrinterColumns edited, or its CRD seen only now): the resource is then served again.
+// additionalPrinterColumns or subresources edited, or its CRD seen only now): the resource is
+// then served again.
 func columnsChanged(info kubeapi.ResourceInfo, served, cols crColumns) bool {
 	k := cacheKey(info.Resource, info.Group)
 	was, wasCustom := served[k][info.Version]

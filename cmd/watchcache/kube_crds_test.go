@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -41,7 +42,12 @@ func TestServeKubeconfigCustomResourceColumns(t *testing.T) {
 		}
 	}
 	send(http.MethodPost, "/api/v1/namespaces", "application/json", map[string]any{"metadata": map[string]any{"name": "ns-a"}})
-	send(http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", knobsCRD("knob", 1))
+	crd := knobsCRD("knob", 1)
+	crd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["subresources"] = map[string]any{
+		"status": map[string]any{},
+		"scale":  map[string]any{"specReplicasPath": ".spec.level", "statusReplicasPath": ".status.level"},
+	}
+	send(http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", crd)
 	path := "/apis/example.net/v1/namespaces/ns-a/knob1s"
 	waitUntil(t, "knob1s served by the fake", func() bool { return getJSON(t, hs.URL+path, nil) == http.StatusOK })
 	send(http.MethodPost, path, "application/json", map[string]any{"apiVersion": "example.net/v1", "kind": "Knob1",
@@ -63,6 +69,15 @@ func TestServeKubeconfigCustomResourceColumns(t *testing.T) {
 	}
 	if _, body := ask(t, base+path, "application/json"); gjson.Get(body, "items.0.kind").Str != "Knob1" {
 		t.Errorf("list item without its kind: %.300s", body)
+	}
+	// The status and scale subresources the cluster's discovery lists answer as the cluster does;
+	// one the CRD does not declare gets the apiextensions apiserver's 404 naming the object.
+	for _, sub := range []string{"/k0/status", "/k0/scale", "/missing/status", "/k0/other"} {
+		code, body := ask(t, base+path+sub, "application/json")
+		wantCode, want := ask(t, hs.URL+path+sub, "application/json")
+		if code != wantCode || strings.TrimSpace(body) != strings.TrimSpace(want) {
+			t.Errorf("GET %s: %d %.300s\n upstream %d %.300s", sub, code, body, wantCode, want)
+		}
 	}
 	send(http.MethodPatch, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/knob1s.example.net", "application/json-patch+json",
 		[]map[string]any{{"op": "replace", "path": "/spec/versions/0/additionalPrinterColumns/0/name", "value": "Height"}})
