@@ -448,6 +448,28 @@ func sortV3Params(ps []*spec3.Parameter) {
 	})
 }
 
+// commonParams are the parameters every one of a path's routes has, which move to the path
+// (builder3's findCommonParameters), by their key.
+func commonParams(info ResourceInfo, routes []route, root string) map[string]param {
+	count := map[string]int{}
+	all := map[string]param{}
+	for _, r := range routes {
+		for _, pr := range r.params(info, root) {
+			count[pr.key()]++
+			all[pr.key()] = pr
+		}
+	}
+	for k, n := range count {
+		if n != len(routes) {
+			delete(all, k)
+		}
+	}
+	return all
+}
+
+// key names a parameter by its name and where it is sent.
+func (p param) key() string { return p.name + "\x00" + p.in }
+
 // customPaths groups a resource's routes by their full path.
 func customPaths(info ResourceInfo) (map[string][]route, map[string]string) {
 	byPath := map[string][]route{}
@@ -482,21 +504,10 @@ func customOpenAPIV3(info ResourceInfo, defs map[string]*spec.Schema) (*spec3.Op
 	}
 	byPath, roots := customPaths(info)
 	for p, routes := range byPath {
-		// A parameter every operation of the path has moves to the path (builder3's
-		// findCommonParameters).
-		count := map[string]int{}
-		all := map[string]param{}
-		for _, r := range routes {
-			for _, pr := range r.params(info, roots[p]) {
-				count[pr.name+"\x00"+pr.in]++
-				all[pr.name+"\x00"+pr.in] = pr
-			}
-		}
+		common := commonParams(info, routes, roots[p])
 		item := &spec3.Path{}
-		for k, n := range count {
-			if n == len(routes) {
-				item.Parameters = append(item.Parameters, all[k].v3())
-			}
+		for _, pr := range common {
+			item.Parameters = append(item.Parameters, pr.v3())
 		}
 		sortV3Params(item.Parameters)
 		for _, r := range routes {
@@ -518,7 +529,7 @@ func customOpenAPIV3(info ResourceInfo, defs map[string]*spec.Schema) (*spec3.Op
 			addResponses(op.Responses.StatusCodeResponses, r.action, resp)
 			op.Responses.StatusCodeResponses[http.StatusUnauthorized] = &spec3.Response{ResponseProps: spec3.ResponseProps{Description: "Unauthorized"}}
 			for _, pr := range r.params(info, roots[p]) {
-				if count[pr.name+"\x00"+pr.in] != len(routes) {
+				if _, ok := common[pr.key()]; !ok {
 					op.Parameters = append(op.Parameters, pr.v3())
 				}
 			}
@@ -790,19 +801,10 @@ func customSwagger(info ResourceInfo) (map[string]spec.PathItem, map[string]spec
 	paths := map[string]spec.PathItem{}
 	byPath, roots := customPaths(info)
 	for p, routes := range byPath {
-		count := map[string]int{}
-		all := map[string]param{}
-		for _, r := range routes {
-			for _, pr := range r.params(info, roots[p]) {
-				count[pr.name+"\x00"+pr.in]++
-				all[pr.name+"\x00"+pr.in] = pr
-			}
-		}
+		shared := commonParams(info, routes, roots[p])
 		var common []spec.Parameter
-		for k, n := range count {
-			if n == len(routes) {
-				common = append(common, all[k].v2())
-			}
+		for _, pr := range shared {
+			common = append(common, pr.v2())
 		}
 		sortV2Params(common)
 		item := spec.PathItem{}
@@ -835,7 +837,7 @@ func customSwagger(info ResourceInfo) (map[string]spec.PathItem, map[string]spec
 			op.Responses.StatusCodeResponses[http.StatusUnauthorized] = spec.Response{ResponseProps: spec.ResponseProps{Description: "Unauthorized"}}
 			var ps []spec.Parameter
 			for _, pr := range r.params(info, roots[p]) {
-				if count[pr.name+"\x00"+pr.in] != len(routes) {
+				if _, ok := shared[pr.key()]; !ok {
 					ps = append(ps, pr.v2())
 				}
 			}

@@ -310,10 +310,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv *group
 		if len(rest) == 5 {
 			sub = rest[4]
 		}
-		if ns := gv.byName["namespaces"]; res == nil && len(rest) == 3 && ns != nil && !ns.info.Namespaced {
+		if res == nil && len(rest) == 3 {
 			// /api/v1/namespaces/{name}/{subresource}: a subresource of a namespace, as
 			// /api/v1/namespaces/ns/status, where no namespaced resource has that name.
-			res, namespace, name, sub = ns, "", rest[1], rest[2]
+			if ns := gv.byName["namespaces"]; ns != nil && !ns.info.Namespaced {
+				res, namespace, name, sub = ns, "", rest[1], rest[2]
+			}
 		}
 	case len(rest) >= 1 && len(rest) <= 3:
 		res = gv.byName[rest[0]]
