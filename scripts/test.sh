@@ -39,6 +39,9 @@ module internal/embedcheck
 module encryption
 # examples/operator: a controller-runtime operator over a CRD, tested against fake.Environment.
 module examples/operator
+# examples/kubectl: kubectl (its library, run as a child process) against `watchcache serve`;
+# without -race, since the work is kubectl's and serve's, in processes of their own.
+module -norace examples/kubectl
 # promcollector exports caches' and sources' figures through prometheus/client_golang.
 module promcollector
 # fake/crdcel validates the fake's CRDs and custom resources with apiextensions-apiserver's own
