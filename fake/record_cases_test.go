@@ -71,6 +71,13 @@ var writeCases = []writeCase{
 		{Name: "lease", Method: "POST", Path: "/apis/coordination.k8s.io/v1/namespaces/{ns}/leases", Body: `{"metadata":{"name":"l1"},"spec":{"holderIdentity":"a"}}`},
 		{Name: "lease unconditional update", Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/l1", Body: `{"metadata":{"name":"l1"},"spec":{"holderIdentity":"b"}}`},
 		{Name: "lease create on update", Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/l2", Body: `{"metadata":{"name":"l2"},"spec":{"holderIdentity":"b"}}`},
+		{Name: "deployment annotation change bumps generation", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1", Body: `{"metadata":{"name":"d1","labels":{"l":"1"},"annotations":{"a":"1"}},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`},
+		{Name: "deployment annotation patch bumps generation", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"annotations":{"a":"2"}}}`},
+		{Name: "replicaset annotation change keeps generation", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/replicasets", Body: `{"metadata":{"name":"rs1"},"spec":{"selector":{"matchLabels":{"app":"y"}},"template":{"metadata":{"labels":{"app":"y"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`},
+		{Name: "replicaset annotation patch", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/rs1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"annotations":{"a":"1"}}}`},
+		{Name: "endpointslice", Method: "POST", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", Body: `{"metadata":{"name":"es1"},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`},
+		{Name: "endpointslice label change bumps generation", Method: "PATCH", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/es1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"l":"1"}}}`},
+		{Name: "endpointslice annotation change keeps generation", Method: "PATCH", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/es1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"annotations":{"a":"1"}}}`},
 	}},
 	{Name: "delete", Steps: []writeStep{
 		nsStep(),

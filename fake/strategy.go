@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -190,12 +191,23 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 	return obj
 }
 
-// specChanged reports whether anything but metadata and status differs: what bumps generation
-// (the strategies compare spec, or for webhook configurations their webhooks: everything that is
-// neither metadata nor status).
+// specChanged reports whether an update bumps generation: anything but metadata and status
+// differs (the strategies compare spec, or for webhook configurations their webhooks: everything
+// that is neither metadata nor status). A Deployment's annotations count too, since the
+// deployment controller copies them to its ReplicaSets, and an EndpointSlice's labels (the apps
+// and discovery strategies' PrepareForUpdate).
 func specChanged(obj, old runtime.Object) bool {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return customSpecChanged(u, old.(*unstructured.Unstructured))
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return customSpecChanged(o, old.(*unstructured.Unstructured))
+	case *appsv1.Deployment:
+		if !equality.Semantic.DeepEqual(o.Annotations, old.(*appsv1.Deployment).Annotations) {
+			return true
+		}
+	case *discoveryv1.EndpointSlice:
+		if !equality.Semantic.DeepEqual(o.Labels, old.(*discoveryv1.EndpointSlice).Labels) {
+			return true
+		}
 	}
 	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()
 	if a.Type() != b.Type() {
