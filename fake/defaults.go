@@ -21,7 +21,7 @@ import (
 // are recorded in reference/observed-writes.md and reference/observed-defaults.md: pods and pod
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
-// replication controllers, network policies, secrets, persistent volumes and their claims. The
+// replication controllers, network policies, secrets, persistent volumes and their claims, nodes. The
 // apiserver defaults every object it decodes from a request (create, update, and the result of a
 // patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
@@ -82,6 +82,11 @@ func applyDefaults(obj runtime.Object) {
 		}
 	case *corev1.PersistentVolumeClaim:
 		defaultClaimSpec(&o.Spec)
+	case *corev1.Node:
+		// A node's allocatable resources are its capacity until its kubelet says otherwise.
+		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+		}
 	case *corev1.PersistentVolume:
 		if o.Spec.PersistentVolumeReclaimPolicy == "" {
 			o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain

@@ -45,6 +45,15 @@ var defaultCases = []writeCase{
 		{Name: "persistentvolumeclaim", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"pvc1"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`},
 		{Name: "persistentvolume", Method: "POST", Path: "/api/v1/persistentvolumes", Body: `{"metadata":{"name":"pv-{ns}"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp/pv"}}}`},
 		{Name: "delete persistentvolume", Method: "DELETE", Path: "/api/v1/persistentvolumes/pv-{ns}"},
+		{Name: "node", Method: "POST", Path: "/api/v1/nodes", Body: `{"metadata":{"name":"node-{ns}"}}`},
+		{Name: "node status capacity", Method: "PATCH", Path: "/api/v1/nodes/node-{ns}/status", ContentType: "application/merge-patch+json", Body: `{"status":{"capacity":{"cpu":"4","pods":"110"}}}`},
+		{Name: "node status allocatable kept", Method: "PATCH", Path: "/api/v1/nodes/node-{ns}/status", ContentType: "application/merge-patch+json", Body: `{"status":{"capacity":{"cpu":"8"},"allocatable":{"cpu":"3"}}}`},
+		{Name: "node taints replaced by update", Method: "PATCH", Path: "/api/v1/nodes/node-{ns}", ContentType: "application/merge-patch+json", Body: `{"spec":{"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]}}`},
+		{Name: "node with its own taints", Method: "POST", Path: "/api/v1/nodes", Body: `{"metadata":{"name":"node2-{ns}"},"spec":{"taints":[{"key":"k","effect":"NoExecute"}]}}`},
+		{Name: "node with the not-ready taint", Method: "POST", Path: "/api/v1/nodes", Body: `{"metadata":{"name":"node3-{ns}"},"spec":{"taints":[{"key":"node.kubernetes.io/not-ready","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"2"}}}`},
+		{Name: "delete node", Method: "DELETE", Path: "/api/v1/nodes/node-{ns}"},
+		{Name: "delete node2", Method: "DELETE", Path: "/api/v1/nodes/node2-{ns}"},
+		{Name: "delete node3", Method: "DELETE", Path: "/api/v1/nodes/node3-{ns}"},
 	}},
 }
 

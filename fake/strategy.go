@@ -67,6 +67,8 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, nil)
+	case *corev1.Node:
+		admitNodeTaint(o)
 	case *batchv1.Job:
 		generateJobSelector(o)
 	case *appsv1.DaemonSet:
@@ -80,6 +82,18 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		o.Status.Phase = corev1.VolumePending
 		o.Status.LastPhaseTransitionTime = ptr.To(m.GetCreationTimestamp())
 	}
+}
+
+// admitNodeTaint is the not-ready taint the TaintNodesByCondition admission plugin adds to a new
+// node that has no taint of that key and effect, so that nothing is scheduled on it before its
+// node controller finds it ready (reference/observed-defaults.md, defaults / node).
+func admitNodeTaint(n *corev1.Node) {
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
+			return
+		}
+	}
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 }
 
 // setTemplateGeneration is a new daemon set's template generation, 1, which the apiserver's apps/v1
