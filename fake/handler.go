@@ -73,6 +73,11 @@ func (s *Server) parsePath(path string) (target, bool) {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	t, ok := s.parsePath(r.URL.Path)
+	if ns, isBindings := bindingsPath(r.URL.Path); isBindings {
+		// The bindings collection: the pods' binding subresource under another name.
+		t, ok = target{res: s.servedGR(podsGR), namespace: ns, subresource: "binding"}, true
+	}
+	podWrite := ok && t.res.gvr.GroupResource() == podsGR && t.res.custom == nil && (t.subresource == "binding" || t.subresource == "eviction")
 	if !ok && s.namespacedPathOfClusterCustom(r.URL.Path) {
 		http.NotFound(w, r) // the apiserver's CR handler: a plain-text 404
 		return
@@ -81,7 +86,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, customNotFound(t))
 		return
 	}
-	if !ok || (read && t.subresource == "") {
+	if !ok || (read && t.subresource == "" && !podWrite) {
 		s.api.ServeHTTP(w, r)
 		return
 	}
@@ -99,6 +104,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		w.(*encodedWriter).enc = wire.ErrorEncoding(accept)
 		writeError(w, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 			"only the following media types are accepted: "+strings.Join(writeProduces, ", ")))
+		return
+	}
+	if podWrite {
+		s.servePodWrite(w, r, t.namespace, t.name, t.subresource)
 		return
 	}
 	if t.subresource == "scale" && t.res.custom != nil && t.res.scale {

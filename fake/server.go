@@ -305,7 +305,8 @@ func sharedPatcher() (*patch.Patcher, error) {
 }
 
 // resourceInfo is what kubeapi serves of a resource: its names, scope, the verbs discovery lists
-// for it, and the subresources the fake serves (status and scale), in the apiserver's order.
+// for it, and the subresources the fake serves (status and scale; a pod's binding and eviction),
+// in the apiserver's order.
 func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 	info := kubeapi.ResourceInfo{
 		Group: t.gvr.Group, Version: t.gvr.Version, Resource: t.gvr.Resource,
@@ -318,6 +319,12 @@ func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 	}
 	if t.scale {
 		info.Subresources = append(info.Subresources, metav1.APIResource{Name: t.gvr.Resource + "/scale", Namespaced: t.namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: verbs})
+	}
+	if t.gvr.GroupResource() == podsGR {
+		// The writes the apiserver computes for a pod (computed.go).
+		info.Subresources = append(info.Subresources,
+			metav1.APIResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}},
+			metav1.APIResource{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}})
 	}
 	sort.Slice(info.Subresources, func(i, j int) bool { return info.Subresources[i].Name < info.Subresources[j].Name })
 	info.Printer, _ = kubeapi.PrinterFor(t.gvr.Group, t.gvr.Resource)

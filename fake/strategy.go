@@ -57,6 +57,13 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		setNamespaceNameLabel(o)
 	case *corev1.Pod:
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&o.Spec)}
+		if len(o.Spec.SchedulingGates) > 0 {
+			// The scheduler will not look at the pod until its gates are gone, which the
+			// condition tells the pod's readers (reference/observed-computed.md, pod bound with gates).
+			o.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: corev1.PodReasonSchedulingGated, Message: "Scheduling is blocked due to non-empty scheduling gates",
+				LastTransitionTime: m.GetCreationTimestamp()}}
+		}
 		admitPodTolerations(o)
 		if o.Spec.Priority == nil {
 			o.Spec.Priority = ptr.To[int32](0) // the Priority admission plugin, without a PriorityClass
