@@ -97,6 +97,8 @@ func applyDefaults(obj runtime.Object) {
 		if o.Spec.HostPath != nil && o.Spec.HostPath.Type == nil {
 			o.Spec.HostPath.Type = ptr.To(corev1.HostPathUnset)
 		}
+	default:
+		applyMoreDefaults(obj)
 	}
 }
 

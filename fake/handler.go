@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchcache/watchcache/internal/wire"
+	"github.com/watchcache/watchcache/kubeapi"
 )
 
 // writeProduces are the media types the apiserver's write endpoints answer in, as its 406 lists
@@ -89,6 +90,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if !ok || (read && t.subresource == "" && !podWrite) {
 		s.api.ServeHTTP(w, r)
 		return
+	}
+	if msg := kubeapi.DeprecationWarning(t.res.gvr); msg != "" && t.res.custom == nil {
+		addWarnings(w, []string{msg}) // before any of the write's own, as the apiserver's handler
 	}
 	// The answer's encoding is negotiated before anything is written (a create with an Accept
 	// nothing admits stores nothing: reference/observed-encodings.md), and errors after it are

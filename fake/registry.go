@@ -110,6 +110,11 @@ var returnDeletedResources = map[schema.GroupResource]bool{
 	{Group: "resource.k8s.io", Resource: "resourceclaims"}:         true,
 	{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true,
 	{Group: "resource.k8s.io", Resource: "resourceslices"}:         true,
+	{Group: "storage.k8s.io", Resource: "csidrivers"}:              true,
+	{Group: "storage.k8s.io", Resource: "csinodes"}:                true,
+	{Group: "storage.k8s.io", Resource: "storageclasses"}:          true,
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}:       true,
+	{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}: true,
 }
 
 // createOnUpdateResources are the resources whose strategies allow a PUT to create

@@ -300,7 +300,7 @@ var (
 // and sharing it builds its type converter (the OpenAPI models of the built-in kinds, about
 // 100 ms and 20 MB of allocations) once per process, on the first apply or managedFields update.
 func sharedPatcher() (*patch.Patcher, error) {
-	patcherOnce.Do(func() { patcher, patcherErr = patch.New(scheme.Scheme) })
+	patcherOnce.Do(func() { patcher, patcherErr = patch.NewWithDefaults(scheme.Scheme, applyDefaults) })
 	return patcher, patcherErr
 }
 

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -101,6 +102,21 @@ func admitNodeTaint(n *corev1.Node) {
 		}
 	}
 	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+}
+
+// bumpTemplateGeneration keeps a daemon set's template generation (the annotation apps/v1 holds it
+// in) and adds one when the update changes the pod template, whatever the request says of the
+// annotation (the apps strategy's PrepareForUpdate; reference/observed-defaults.md, defaults /
+// daemonset template change).
+func bumpTemplateGeneration(ds, old *appsv1.DaemonSet) {
+	gen, _ := strconv.ParseInt(old.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
+	if !equality.Semantic.DeepEqual(ds.Spec.Template, old.Spec.Template) {
+		gen++
+	}
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
 }
 
 // setTemplateGeneration is a new daemon set's template generation, 1, which the apiserver's apps/v1
@@ -202,6 +218,8 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	case *corev1.Service:
 		keepAllocated(o, old.(*corev1.Service))
+	case *appsv1.DaemonSet:
+		bumpTemplateGeneration(o, old.(*appsv1.DaemonSet))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if o.Status.Phase == "" {

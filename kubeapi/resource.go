@@ -103,6 +103,10 @@ var builtinWarnings = map[schema.GroupVersionResource]string{
 	{Version: "v1", Resource: "componentstatuses"}: "v1 ComponentStatus is deprecated in v1.19+",
 }
 
+// DeprecationWarning is the deprecation warning kube-apiserver 1.37.2 sends with every answer
+// about a built-in resource, or "" for none.
+func DeprecationWarning(gvr schema.GroupVersionResource) string { return builtinWarnings[gvr] }
+
 // GroupVersion returns the apiVersion of the resource's objects: "v1" for the core group,
 // "group/version" otherwise.
 func (i ResourceInfo) GroupVersion() string {

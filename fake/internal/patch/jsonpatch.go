@@ -94,8 +94,8 @@ func (p *Patcher) decodePatched(k kind, patchedJS []byte, fc *fieldCheck, strict
 		return nil, err
 	}
 	// The apiserver's decoder defaults what it decodes; the scheme defaults only if the caller
-	// registered defaulting functions (client-go's scheme has none).
-	p.scheme.Default(into)
+	// registered defaulting functions (client-go's scheme has none; NewWithDefaults supplies them).
+	p.defaulter.Default(into)
 	into.GetObjectKind().SetGroupVersionKind(k.gvk)
 	return into, nil
 }

@@ -67,6 +67,9 @@ type Request struct {
 // pure function of current and the request).
 type Patcher struct {
 	scheme *runtime.Scheme
+	// defaulter defaults what a patch decodes and what the field manager merges, as the
+	// apiserver's decoder and field manager do with its scheme's defaulting functions.
+	defaulter runtime.ObjectDefaulter
 	// typed is built on the first need of a built-in kind's field manager: building it (the
 	// OpenAPI models of every built-in kind) costs most of a process's first server, which a test
 	// that never patches nor reads managedFields should not pay.
@@ -90,6 +93,12 @@ type Patcher struct {
 	prepared  chan struct{}
 }
 
+// defaulterFunc is a function as a runtime.ObjectDefaulter.
+type defaulterFunc func(runtime.Object)
+
+// Default calls f.
+func (f defaulterFunc) Default(obj runtime.Object) { f(obj) }
+
 type managerKey struct {
 	gvk         schema.GroupVersionKind
 	subresource string
@@ -99,11 +108,20 @@ type managerKey struct {
 // kubernetes/scheme.Scheme). Kinds the scheme does not know are patched as custom resources:
 // unstructured, every field atomic for apply, no strategic merge.
 func New(scheme *runtime.Scheme) (*Patcher, error) {
+	return NewWithDefaults(scheme, scheme.Default)
+}
+
+// NewWithDefaults is New with the defaulting of the apiserver, which client-go's scheme lacks:
+// defaults is called on every object a patch produces, before the field manager compares it with
+// the live object (so that defaulted fields a patch changes are owned by its manager, as they are
+// on the apiserver), and by the field manager after an apply. It must be safe for concurrent use.
+func NewWithDefaults(scheme *runtime.Scheme, defaults func(runtime.Object)) (*Patcher, error) {
 	if scheme == nil {
 		return nil, fmt.Errorf("patch: nil scheme")
 	}
 	return &Patcher{
 		scheme:        scheme,
+		defaulter:     defaulterFunc(defaults),
 		typed:         sync.OnceValue(func() managedfields.TypeConverter { return applyconfigurations.NewTypeConverter(scheme) }),
 		apiextensions: sync.OnceValue(func() managedfields.TypeConverter { return apiextensionsapply.NewTypeConverter(scheme) }),
 		deduced:       managedfields.NewDeducedTypeConverter(),
@@ -370,7 +388,7 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 	reset := resetFields(k.gvk, subresource, status)
 	switch {
 	case k.typed && k.gvk.Group == apiextensionsv1.GroupName:
-		fm, err = managedfields.NewDefaultFieldManager(p.apiextensions(), p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm, err = managedfields.NewDefaultFieldManager(p.apiextensions(), p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	case k.typed:
 		tc := p.typed()
 		if _, terr := tc.ObjectToTyped(k.empty()); terr != nil {
@@ -378,7 +396,7 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 			// apiserver's OpenAPI models have): its fields are deduced from the object.
 			tc = p.deduced
 		}
-		fm, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.scheme, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	case custom != nil:
 		fm, err = managedfields.NewDefaultCRDFieldManager(custom.TypeConverter, unstructuredConvertor{}, schemaDefaults{custom.Default}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	default:

@@ -41,7 +41,7 @@ func (p *Patcher) strategicPatch(k kind, fm *managedfields.FieldManager, live ru
 	if err := fc.decoded(fmt.Sprintf("%+v", patchMap), err, strictErrs); err != nil {
 		return nil, err
 	}
-	p.scheme.Default(obj)
+	p.defaulter.Default(obj)
 	obj.GetObjectKind().SetGroupVersionKind(k.gvk)
 	return fm.UpdateNoErrors(live, obj, req.FieldManager), nil
 }
