@@ -29,8 +29,9 @@ import (
 // 1.37.2 in reference/observed-computed.md and replayed by TestObservedComputed.
 
 var (
-	podsGR = schema.GroupResource{Resource: "pods"}
-	pdbGR  = schema.GroupResource{Group: policyv1.GroupName, Resource: "poddisruptionbudgets"}
+	podsGR       = schema.GroupResource{Resource: "pods"}
+	namespacesGR = schema.GroupResource{Resource: "namespaces"}
+	pdbGR        = schema.GroupResource{Group: policyv1.GroupName, Resource: "poddisruptionbudgets"}
 
 	// bindingType and evictionType decode the bodies of the two writes, with the apiserver's 400s.
 	bindingType  = &resourceType{gvk: corev1.SchemeGroupVersion.WithKind("Binding"), goType: reflect.TypeOf(corev1.Binding{})}

@@ -118,6 +118,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.customScale(w, r, t)
 		return
 	}
+	if t.subresource == "finalize" && t.res.gvr.GroupResource() == namespacesGR {
+		if r.Method != http.MethodPut {
+			writeError(w, methodNotAllowed())
+			return
+		}
+		s.update(w, r, t)
+		return
+	}
 	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) {
 		writeError(w, notFoundPath())
 		return

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/watchcache/watchcache/watchcache"
 )
@@ -290,4 +292,30 @@ func setNamespaceConditions(st *corev1.NamespaceStatus, failing []corev1.Namespa
 		changed = true
 	}
 	return changed
+}
+
+// namespaceFinalizing reports whether obj is a namespace whose spec still names finalizers: an
+// update that leaves a deleted namespace without metadata finalizers deletes it only once those
+// are gone too (the namespace store's ShouldDeleteNamespaceDuringUpdate).
+func namespaceFinalizing(obj runtime.Object) bool {
+	ns, ok := obj.(*corev1.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
+}
+
+// standardFinalizers are the finalizer names that need no domain.
+var standardFinalizers = map[string]bool{string(corev1.FinalizerKubernetes): true, metav1.FinalizerOrphanDependents: true, metav1.FinalizerDeleteDependents: true}
+
+// validateNamespaceFinalizers checks a namespace's spec.finalizers as the apiserver's namespace
+// validation does: each a qualified name, and one without a domain a standard one.
+func validateNamespaceFinalizers(ns *corev1.Namespace) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("spec", "finalizers")
+	for i, f := range ns.Spec.Finalizers {
+		name := string(f)
+		errs = append(errs, apimachineryvalidation.ValidateFinalizerName(name, p.Index(i))...)
+		if !strings.Contains(name, "/") && !standardFinalizers[name] {
+			errs = append(errs, field.Invalid(p.Index(i), name, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
 }

@@ -86,6 +86,25 @@ var computedCases = []writeCase{
 		{Name: "bind a gated pod", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/g1/binding", Body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"g1"},"target":{"kind":"Node","name":"n1"}}`},
 		{Name: "bind to a wrong kind", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/g1/binding", Body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"g1"},"target":{"kind":"Pod"}}`},
 	}},
+	{Name: "finalize", Steps: []writeStep{
+		nsStep(),
+		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"fin-{ns}"}}`},
+		{Name: "update keeps spec.finalizers", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}", Body: `{"metadata":{"name":"fin-{ns}","labels":{"a":"1"}},"spec":{"finalizers":[]}}`},
+		{Name: "merge patch keeps spec.finalizers", Method: "PATCH", Path: "/api/v1/namespaces/fin-{ns}", ContentType: "application/merge-patch+json", Body: `{"spec":{"finalizers":["example.com/x"]}}`},
+		{Name: "finalize GET", Method: "GET", Path: "/api/v1/namespaces/fin-{ns}/finalize"},
+		{Name: "finalize PATCH", Method: "PATCH", Path: "/api/v1/namespaces/fin-{ns}/finalize", ContentType: "application/merge-patch+json", Body: `{"spec":{"finalizers":[]}}`},
+		{Name: "finalize adds one", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}"},"spec":{"finalizers":["kubernetes","example.com/x"]}}`},
+		{Name: "finalize invalid name", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}"},"spec":{"finalizers":["bogus"]}}`},
+		{Name: "finalize ignores status", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}"},"spec":{"finalizers":["kubernetes","example.com/x"]},"status":{"phase":"Terminating"}}`},
+		{Name: "finalize stale", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}","resourceVersion":"1"},"spec":{"finalizers":[]}}`},
+		{Name: "finalize missing", Method: "PUT", Path: "/api/v1/namespaces/nope-{ns}/finalize", Body: `{"metadata":{"name":"nope-{ns}"},"spec":{"finalizers":[]}}`},
+		{Name: "delete", Method: "DELETE", Path: "/api/v1/namespaces/fin-{ns}"},
+		{Name: "label a terminating namespace", Method: "PATCH", Path: "/api/v1/namespaces/fin-{ns}", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"b":"2"}}}`},
+		{Name: "finalize keeps one", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}"},"spec":{"finalizers":["example.com/x"]}}`},
+		{Name: "still terminating", Method: "GET", Path: "/api/v1/namespaces/fin-{ns}"},
+		{Name: "finalize empties", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}"},"spec":{"finalizers":[]}}`},
+		{Name: "gone", Method: "GET", Path: "/api/v1/namespaces/fin-{ns}"},
+	}},
 }
 
 const observedComputedFile = "testdata/observed-computed.json"

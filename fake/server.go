@@ -320,6 +320,9 @@ func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 	if t.scale {
 		info.Subresources = append(info.Subresources, metav1.APIResource{Name: t.gvr.Resource + "/scale", Namespaced: t.namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: verbs})
 	}
+	if t.gvr.GroupResource() == namespacesGR {
+		info.Subresources = append(info.Subresources, metav1.APIResource{Name: "namespaces/finalize", Kind: "Namespace", Verbs: []string{"update"}})
+	}
 	if t.gvr.GroupResource() == podsGR {
 		// The writes the apiserver computes for a pod (computed.go).
 		info.Subresources = append(info.Subresources,

@@ -189,11 +189,12 @@ func setNamespaceNameLabel(ns *corev1.Namespace) {
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
-// prepareUpdate is the strategies' PrepareForUpdate for the main resource (status subresource
-// false: the status is the old one) and for the status subresource (everything but the status
-// is the old one, metadata included, as rest.ResetObjectMetaForStatus does). It returns the object
-// to store.
-func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtime.Object {
+// prepareUpdate is the strategies' PrepareForUpdate for the main resource (subresource "": the
+// status is the old one), for the status subresource (everything but the status is the old one,
+// metadata included, as rest.ResetObjectMetaForStatus does) and for a namespace's finalize (the
+// main resource's, with the request's spec.finalizers). It returns the object to store.
+func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string) runtime.Object {
+	status := subresource == "status"
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return prepareCustomUpdate(t, u, old.(*unstructured.Unstructured), status)
 	}
@@ -222,6 +223,10 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 		bumpTemplateGeneration(o, old.(*appsv1.DaemonSet))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
+		if subresource != "finalize" {
+			// Only the finalize subresource changes spec.finalizers (the namespace strategy).
+			o.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+		}
 		if o.Status.Phase == "" {
 			o.Status.Phase = corev1.NamespaceActive
 		}

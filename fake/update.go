@@ -174,7 +174,7 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 			return nil, err
 		}
 	}
-	obj = prepareUpdate(r.resourceType, obj, old, t.subresource == "status")
+	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {
 		m.SetUID(om.GetUID())
@@ -205,7 +205,7 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	if string(b) == string(oldJSON) {
 		return oldJSON, nil // a no-op writes nothing (the apiserver's GuaranteedUpdate)
 	}
-	if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 {
+	if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !namespaceFinalizing(obj) {
 		// The last finalizer went: the update deletes the object (the store's
 		// ShouldDeleteDuringUpdate), and answers with its last state; watchers see the object as
 		// it was stored before, as etcd's delete reports the previous value
@@ -230,6 +230,8 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 // cluster IP not at all (reference/observed-defaults.md).
 func validateKindUpdate(r *served, obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
+	case *corev1.Namespace:
+		return validateNamespaceFinalizers(o)
 	case *corev1.Pod:
 		return validatePodSpecUpdate(o, old.(*corev1.Pod))
 	case *corev1.Service:

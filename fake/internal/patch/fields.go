@@ -16,7 +16,7 @@ import (
 func resetFields(gvk schema.GroupVersionKind, subresource string, hasStatus bool) map[fieldpath.APIVersion]fieldpath.Filter {
 	var paths []fieldpath.Path
 	switch subresource {
-	case "":
+	case "", "finalize": // a namespace's finalize writes all but status, as its main resource
 		if !hasStatus {
 			return nil
 		}
