@@ -31,6 +31,11 @@ func applyDefaults(obj runtime.Object) {
 	case *apiextensionsv1.CustomResourceDefinition:
 		scheme.Scheme.Default(o) // apiextensions' registered defaults
 	case *corev1.Pod:
+		if g := o.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+			// A pod's, not a template's (reference/observed-validation-workloads.md, wl-pod /
+			// policies and grace period: -1 is not refused).
+			o.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
+		}
 		defaultPodSpec(&o.Spec)
 		if o.Spec.EnableServiceLinks == nil {
 			o.Spec.EnableServiceLinks = ptr.To(true)
@@ -274,7 +279,9 @@ func defaultContainer(c *corev1.Container, hostNetwork bool) {
 	}
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if tag := imageTag(c.Image); tag == "" || tag == "latest" {
+		// An image that does not parse (an empty one) has no tag, not "latest"
+		// (reference/observed-validation-workloads.md, wl-pod / update clears image).
+		if tag := imageTag(c.Image); c.Image != "" && (tag == "" || tag == "latest") {
 			c.ImagePullPolicy = corev1.PullAlways
 		}
 	}

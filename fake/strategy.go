@@ -245,12 +245,16 @@ func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
 }
 
 // nameValidator is the name rule of a resource's ObjectMeta validation: DNS-1123 subdomains for
-// most, DNS labels for namespaces and services, path segments for RBAC's.
+// most, DNS labels for namespaces, services and stateful sets, path segments for RBAC's.
 func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
 	switch {
 	case t.gvr.Group == "" && (t.gvr.Resource == "namespaces" || t.gvr.Resource == "services"):
 		// Services: DNS labels since RelaxedServiceNameValidation (observed-writes.md, create /
 		// service invalid name: "1svc" is accepted).
+		return apimachineryvalidation.NameIsDNSLabel
+	case t.gvr.Group == "apps" && t.gvr.Resource == "statefulsets":
+		// Its pods' hostnames are <name>-<ordinal> (reference/observed-validation-workloads.md,
+		// wl-statefulset / name with a dot).
 		return apimachineryvalidation.NameIsDNSLabel
 	case t.gvr.Group == "rbac.authorization.k8s.io":
 		return path.ValidatePathSegmentName

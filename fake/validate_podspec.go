@@ -1,0 +1,410 @@
+package fake
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The apiserver's validation of a pod spec (pkg/apis/core/validation's ValidatePodSpec and the
+// container validation it calls), for the rules a controller's tests meet: containers and init
+// containers (names, images, ports, environment variable names, volume mounts, resources, pull
+// and termination message policies, init containers' probes), volumes' names, the restart and
+// DNS policies, the node selector, the service account and node names, hostname and subdomain,
+// and activeDeadlineSeconds. The causes come in the apiserver's order
+// (reference/observed-validation-workloads.md). Not reproduced: volume sources, probes' and
+// lifecycle handlers' contents, security contexts, affinity, tolerations, topology spread,
+// DNS config, host aliases, resource claims, pod-level resources, OS-specific rules.
+
+// validatePodSpec validates a pod's spec or a pod template's, at fldPath.
+func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.TerminationGracePeriodSeconds == nil {
+		errs = append(errs, field.Required(fldPath.Child("terminationGracePeriodSeconds"), ""))
+	}
+	vols, verrs := validateVolumes(spec.Volumes, fldPath.Child("volumes"))
+	errs = append(errs, verrs...)
+	errs = append(errs, validateContainers(spec.Containers, vols, fldPath.Child("containers"))...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, fldPath.Child("initContainers"))...)
+	errs = append(errs, validateEnum(spec.RestartPolicy, fldPath.Child("restartPolicy"),
+		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
+	errs = append(errs, validateEnum(spec.DNSPolicy, fldPath.Child("dnsPolicy"),
+		[]corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone})...)
+	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
+	if spec.ServiceAccountName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("serviceAccountName"), spec.ServiceAccountName, msg))
+		}
+	}
+	if spec.NodeName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.NodeName, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("nodeName"), spec.NodeName, msg))
+		}
+	}
+	if d := spec.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
+		errs = append(errs, field.Invalid(fldPath.Child("activeDeadlineSeconds"), *d, validation.InclusiveRangeError(1, math.MaxInt32)))
+	}
+	if spec.Hostname != "" {
+		errs = append(errs, validateDNSLabel(spec.Hostname, fldPath.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, validateDNSLabel(spec.Subdomain, fldPath.Child("subdomain"))...)
+	}
+	return errs
+}
+
+// validatePodTemplateSpec is the apiserver's ValidatePodTemplateSpec: the template's labels and
+// annotations, then its pod spec.
+func validatePodTemplateSpec(t *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
+	errs := metav1validation.ValidateLabels(t.Labels, fldPath.Child("labels"))
+	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fldPath.Child("annotations"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, fldPath.Child("spec"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return errs
+}
+
+// validatePodOnly is what the apiserver validates of a pod's spec beyond a template's
+// (validatePodMetadataAndSpec): a non-negative grace period, images without surrounding spaces.
+func validatePodOnly(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if g := spec.TerminationGracePeriodSeconds; g != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*g, fldPath.Child("terminationGracePeriodSeconds"))...)
+	}
+	for _, cs := range []struct {
+		list []corev1.Container
+		path *field.Path
+	}{{spec.Containers, fldPath.Child("containers")}, {spec.InitContainers, fldPath.Child("initContainers")}} {
+		for i, c := range cs.list {
+			if strings.TrimSpace(c.Image) != c.Image {
+				errs = append(errs, field.Invalid(cs.path.Index(i).Child("image"), c.Image, "must not have leading or trailing whitespace"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateEnum is a required field of one of the values given: Required when empty, Unsupported
+// otherwise.
+func validateEnum[T ~string](v T, fldPath *field.Path, valid []T) field.ErrorList {
+	switch {
+	case slices.Contains(valid, v):
+		return nil
+	case v == "":
+		return field.ErrorList{field.Required(fldPath, "")}
+	default:
+		return field.ErrorList{field.NotSupported(fldPath, v, valid)}
+	}
+}
+
+// validateDNSLabel is the apiserver's ValidateDNS1123Label.
+func validateDNSLabel(v string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(v) {
+		errs = append(errs, field.Invalid(fldPath, v, msg))
+	}
+	return errs
+}
+
+// validateVolumes checks the volumes' names (required, DNS labels, unique) and returns the names
+// of the valid ones, which volume mounts may refer to.
+func validateVolumes(vols []corev1.Volume, fldPath *field.Path) (sets.Set[string], field.ErrorList) {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, v := range vols {
+		namePath := fldPath.Index(i).Child("name")
+		var el field.ErrorList
+		if v.Name == "" {
+			el = append(el, field.Required(namePath, ""))
+		} else {
+			el = append(el, validateDNSLabel(v.Name, namePath)...)
+		}
+		if names.Has(v.Name) {
+			el = append(el, field.Duplicate(namePath, v.Name))
+		}
+		if len(el) == 0 {
+			names.Insert(v.Name)
+		}
+		errs = append(errs, el...)
+	}
+	return names, errs
+}
+
+// validateContainers is the apiserver's validateContainers: at least one, each valid, names
+// unique.
+func validateContainers(cs []corev1.Container, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+	if len(cs) == 0 {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range cs {
+		path := fldPath.Index(i)
+		errs = append(errs, validateContainer(&cs[i], vols, path)...)
+		if names.Has(cs[i].Name) {
+			errs = append(errs, field.Duplicate(path.Child("name"), cs[i].Name))
+		} else {
+			names.Insert(cs[i].Name)
+		}
+		if cs[i].RestartPolicy != nil && len(cs[i].RestartPolicyRules) == 0 {
+			errs = append(errs, field.Forbidden(path.Child("restartPolicy"), "may not be set for non-init containers"))
+		}
+	}
+	return errs
+}
+
+// validateInitContainers is the apiserver's validateInitContainers: each valid, names unique
+// among init and regular containers, probes and lifecycle only for restartable (sidecar) ones.
+func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for _, c := range regular {
+		names.Insert(c.Name)
+	}
+	for i := range cs {
+		c := &cs[i]
+		path := fldPath.Index(i)
+		errs = append(errs, validateContainer(c, vols, path)...)
+		sidecar := false
+		if c.RestartPolicy != nil {
+			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways && len(c.RestartPolicyRules) == 0 {
+				errs = append(errs, field.NotSupported(path.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
+			}
+			sidecar = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		}
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(path.Child("name"), c.Name))
+		} else if c.Name != "" {
+			names.Insert(c.Name)
+		}
+		if !sidecar {
+			const msg = "may not be set for init containers without restartPolicy=Always"
+			if c.Lifecycle != nil {
+				errs = append(errs, field.Forbidden(path.Child("lifecycle"), msg))
+			}
+			if c.LivenessProbe != nil {
+				errs = append(errs, field.Forbidden(path.Child("livenessProbe"), msg))
+			}
+			if c.ReadinessProbe != nil {
+				errs = append(errs, field.Forbidden(path.Child("readinessProbe"), msg))
+			}
+			if c.StartupProbe != nil {
+				errs = append(errs, field.Forbidden(path.Child("startupProbe"), msg))
+			}
+		}
+	}
+	return errs
+}
+
+// validateContainer is the apiserver's validateContainerCommon, for the rules listed at the top
+// of this file.
+func validateContainer(c *corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), ""))
+	} else {
+		errs = append(errs, validateDNSLabel(c.Name, path.Child("name"))...)
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(path.Child("image"), ""))
+	}
+	errs = append(errs, validateEnum(c.TerminationMessagePolicy, path.Child("terminationMessagePolicy"),
+		[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError})...)
+	errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
+	errs = append(errs, validateEnvNames(c.Env, path.Child("env"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, path.Child("volumeMounts"))...)
+	errs = append(errs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
+	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	return errs
+}
+
+// validatePullPolicy: the apiserver lists the supported values sorted (Always, IfNotPresent,
+// Never).
+func validatePullPolicy(p corev1.PullPolicy, fldPath *field.Path) field.ErrorList {
+	return validateEnum(p, fldPath, []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever})
+}
+
+// validateContainerPorts is the apiserver's validateContainerPorts.
+func validateContainerPorts(ports []corev1.ContainerPort, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, p := range ports {
+		path := fldPath.Index(i)
+		if p.Name != "" {
+			if msgs := validation.IsValidPortName(p.Name); len(msgs) > 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(path.Child("name"), p.Name, msg))
+				}
+			} else if names.Has(p.Name) {
+				errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
+			} else {
+				names.Insert(p.Name)
+			}
+		}
+		if p.ContainerPort == 0 {
+			errs = append(errs, field.Required(path.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(p.ContainerPort)) {
+				errs = append(errs, field.Invalid(path.Child("containerPort"), p.ContainerPort, msg))
+			}
+		}
+		if p.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(p.HostPort)) {
+				errs = append(errs, field.Invalid(path.Child("hostPort"), p.HostPort, msg))
+			}
+		}
+		// The supported protocols, sorted as the apiserver lists them.
+		errs = append(errs, validateEnum(p.Protocol, path.Child("protocol"), []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP})...)
+	}
+	return errs
+}
+
+// validateEnvNames checks environment variable names with the relaxed rule the apiserver applies
+// since RelaxedEnvironmentVariableValidation went GA: printable ASCII without '='.
+func validateEnvNames(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range env {
+		path := fldPath.Index(i).Child("name")
+		if e.Name == "" {
+			errs = append(errs, field.Required(path, ""))
+			continue
+		}
+		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+			errs = append(errs, field.Invalid(path, e.Name, msg))
+		}
+	}
+	return errs
+}
+
+// validateVolumeMounts is the apiserver's ValidateVolumeMounts for names, mount paths and their
+// uniqueness.
+func validateVolumeMounts(mounts []corev1.VolumeMount, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths := sets.New[string]()
+	for i, m := range mounts {
+		path := fldPath.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		}
+		if !vols.Has(m.Name) {
+			errs = append(errs, field.NotFound(path.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(path.Child("mountPath"), ""))
+		}
+		if paths.Has(m.MountPath) {
+			errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths.Insert(m.MountPath)
+		if m.SubPath != "" && m.SubPathExpr != "" {
+			errs = append(errs, field.Invalid(path.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		}
+	}
+	return errs
+}
+
+// overcommitForbidden reports whether a resource's request must equal its limit: hugepages and
+// extended resources (names with a domain other than kubernetes.io's), as the apiserver's
+// IsOvercommitAllowed.
+func overcommitForbidden(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) || (strings.Contains(n, "/") && !strings.Contains(n, corev1.ResourceDefaultNamespacePrefix))
+}
+
+// standardContainerResources are the unprefixed resource names a container may request (and
+// hugepages-<size>).
+var standardContainerResources = sets.New(corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage)
+
+// standardResources are the apiserver's standard resource names (and hugepages-<size>,
+// requests.hugepages-<size>).
+var standardResources = sets.New[corev1.ResourceName]("cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+	"requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services",
+	"replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "requests.storage",
+	"services.nodeports", "services.loadbalancers")
+
+// validateResources is the apiserver's validateResourceRequirements for a container: valid
+// names, non-negative quantities, requests no greater than limits (equal for resources that may
+// not be overcommitted). The apiserver walks the maps in Go's random order: with more than one
+// error its causes come in any order, and so do the fake's (sorted here for stable tests).
+func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limPath, reqPath := fldPath.Child("limits"), fldPath.Child("requests")
+	for _, name := range sortedResourceNames(r.Limits) {
+		q := r.Limits[name]
+		path := limPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, path)...)
+		errs = append(errs, validateQuantity(q, path)...)
+	}
+	for _, name := range sortedResourceNames(r.Requests) {
+		q := r.Requests[name]
+		path := reqPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, path)...)
+		errs = append(errs, validateQuantity(q, path)...)
+		lim, ok := r.Limits[name]
+		switch {
+		case ok && q.Cmp(lim) != 0 && overcommitForbidden(name):
+			errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
+		case ok && q.Cmp(lim) > 0:
+			errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+		case !ok && overcommitForbidden(name):
+			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+		}
+	}
+	return errs
+}
+
+func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l))
+	for n := range l {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// validateContainerResourceName is the apiserver's ValidateContainerResourceName: a qualified
+// name; an unprefixed one a standard resource for containers, a prefixed one outside
+// kubernetes.io an extended resource name.
+func validateContainerResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(string(name)) {
+		errs = append(errs, field.Invalid(fldPath, name, msg))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	n := string(name)
+	hugepages := strings.HasPrefix(n, corev1.ResourceHugePagesPrefix)
+	switch {
+	case !strings.Contains(n, "/"):
+		if !standardResources.Has(name) && !hugepages && !strings.HasPrefix(n, corev1.ResourceRequestsHugePagesPrefix) {
+			errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource type or fully qualified"))
+		}
+		if !standardContainerResources.Has(name) && !hugepages {
+			errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource for containers"))
+		}
+	case !strings.Contains(n, corev1.ResourceDefaultNamespacePrefix):
+		if strings.HasPrefix(n, corev1.DefaultResourceRequestsPrefix) || len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+n)) > 0 {
+			errs = append(errs, field.Invalid(fldPath, name, "doesn't follow extended resource name standard"))
+		}
+	}
+	return errs
+}
+
+// validateQuantity is the apiserver's ValidateNonnegativeQuantity.
+func validateQuantity(q resource.Quantity, fldPath *field.Path) field.ErrorList {
+	if q.Sign() < 0 {
+		return field.ErrorList{field.Invalid(fldPath, q.String(), "must be greater than or equal to 0")}
+	}
+	return nil
+}
