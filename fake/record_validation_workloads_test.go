@@ -33,6 +33,8 @@ var validationWorkloadCases = []writeCase{
 			Body: `{"metadata":{"name":"p1","labels":{"a b":"x"}},"spec":{"containers":[{"name":"c","image":""}]}}`},
 		wlMerge("merge patch bad env name", "/api/v1/namespaces/{ns}/pods/p1", `{"spec":{"containers":[{"name":"c","image":"busybox","env":[{"name":"A=B"}]}]}}`),
 		wlMerge("merge patch image", "/api/v1/namespaces/{ns}/pods/p1", `{"spec":{"containers":[{"name":"c","image":"busybox:2"}]}}`),
+		{Name: "status update with an invalid spec in the body", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/p1/status",
+			Body: `{"metadata":{"name":"p1"},"spec":{"containers":[]},"status":{"phase":"Running"}}`},
 		wlApply("apply creates invalid", "/api/v1/namespaces/{ns}/pods/p13", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p13"},"spec":{"containers":[{"name":"c"}]}}`),
 	}},
 	{Name: "wl-podtemplate", Steps: []writeStep{
@@ -55,6 +57,8 @@ var validationWorkloadCases = []writeCase{
 	{Name: "wl-deployment", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "deployments", wlWorkload("d1", `"replicas":1,`+wlSelector+`,`+wlTemplate)),
+		wlPost("existing name and invalid spec", "deployments", wlWorkload("d1", `"replicas":-1,`+wlSelector+`,`+wlTemplate)),
+		wlPost("generateName and invalid spec", "deployments", `{"metadata":{"generateName":"gen-"},"spec":{`+wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[]}}}}`),
 		wlPost("no selector", "deployments", wlWorkload("d2", wlTemplate)),
 		wlPost("empty selector", "deployments", wlWorkload("d3", `"selector":{},`+wlTemplate)),
 		wlPost("selector mismatch", "deployments", wlWorkload("d4", `"selector":{"matchLabels":{"app":"y"}},`+wlTemplate)),
@@ -91,6 +95,8 @@ var validationWorkloadCases = []writeCase{
 	{Name: "wl-statefulset", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "statefulsets", wlWorkload("ss1", `"serviceName":"svc",`+wlSelector+`,`+wlTemplate)),
+		wlPost("mount of a claim template", "statefulsets", wlWorkload("ss6", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox","volumeMounts":[{"name":"data","mountPath":"/d"},{"name":"nope","mountPath":"/n"}]}]}},`+
+			`"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]`)),
 		wlPost("name with a dot", "statefulsets", wlWorkload("ss.2", wlSelector+`,`+wlTemplate)),
 		wlPost("no selector", "statefulsets", wlWorkload("ss3", wlTemplate)),
 		wlPost("empty selector and policies", "statefulsets", wlWorkload("ss4", `"selector":{},"podManagementPolicy":"Bogus","updateStrategy":{"type":"Bogus"},"serviceName":"Bad_Svc",`+wlTemplateWith(`"restartPolicy":"Never",`))),

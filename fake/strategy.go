@@ -168,6 +168,11 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 		nm, _ := meta.Accessor(obj)
 		om.SetResourceVersion(nm.GetResourceVersion())
 		om.SetManagedFields(nm.GetManagedFields())
+		if p, ok := out.(*corev1.Pod); ok && p.Status.QOSClass == "" {
+			// The QoS class is set on create and kept (reference/observed-validation-workloads.md,
+			// wl-pod / status update with an invalid spec in the body).
+			p.Status.QOSClass = old.(*corev1.Pod).Status.QOSClass
+		}
 		return out
 	}
 	if t.status && t.gvk.Kind != "Namespace" {
