@@ -1,0 +1,110 @@
+package fake
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// TestValidateWorkloadKind covers rules of validateWorkloadKind that the recording
+// (reference/observed-validation-workloads.md) does not, as pkg/apis/{core,apps,batch}/validation
+// state them. Each case lists the causes as "field: type", in order.
+func TestValidateWorkloadKind(t *testing.T) {
+	pod := func(mut func(*corev1.PodSpec)) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+		}}
+		if mut != nil {
+			mut(&p.Spec)
+		}
+		applyDefaults(p)
+		return p
+	}
+	job := func(name string, mut func(*batchv1.JobSpec)) *batchv1.Job {
+		j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "u"}, Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
+		}}
+		if mut != nil {
+			mut(&j.Spec)
+		}
+		applyDefaults(j)
+		generateJobSelector(j)
+		return j
+	}
+	cronJob := func(tz string) *batchv1.CronJob {
+		c := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "cj", Namespace: "ns"}, Spec: batchv1.CronJobSpec{
+			Schedule: "@hourly", TimeZone: &tz,
+			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}}},
+		}}
+		applyDefaults(c)
+		return c
+	}
+	daemonSet := func(unavailable, surge intstr.IntOrString) *appsv1.DaemonSet {
+		d := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}, Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &unavailable, MaxSurge: &surge}},
+		}}
+		applyDefaults(d)
+		return d
+	}
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
+	for _, tc := range []struct {
+		name     string
+		obj, old runtime.Object
+		want     []string
+	}{
+		{name: "valid pod", obj: pod(nil)},
+		{name: "init container probe", obj: pod(func(s *corev1.PodSpec) {
+			s.InitContainers = []corev1.Container{{Name: "i", Image: "busybox", LivenessProbe: probe}}
+		}), want: []string{"spec.initContainers[0].livenessProbe: FieldValueForbidden"}},
+		{name: "sidecar probe", obj: pod(func(s *corev1.PodSpec) {
+			s.InitContainers = []corev1.Container{{Name: "i", Image: "busybox", LivenessProbe: probe, RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}}
+		})},
+		{name: "extended resource without limit", obj: pod(func(s *corev1.PodSpec) {
+			s.Containers[0].Resources.Requests = corev1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+		}), want: []string{"spec.containers[0].resources.limits: FieldValueRequired"}},
+		{name: "unknown resource name", obj: pod(func(s *corev1.PodSpec) {
+			s.Containers[0].Resources.Limits = corev1.ResourceList{"foo": resource.MustParse("1")}
+		}), want: []string{"spec.containers[0].resources.limits[foo]: FieldValueInvalid", "spec.containers[0].resources.limits[foo]: FieldValueInvalid",
+			"spec.containers[0].resources.requests[foo]: FieldValueInvalid", "spec.containers[0].resources.requests[foo]: FieldValueInvalid"}},
+		{name: "pod status-only update", obj: func() runtime.Object {
+			p := pod(func(s *corev1.PodSpec) { s.Containers = nil })
+			p.Status.Phase = corev1.PodRunning
+			return p
+		}(), old: pod(func(s *corev1.PodSpec) { s.Containers = nil })},
+		{name: "indexed job name too long for its pods", obj: job(strings.Repeat("j", 62), func(s *batchv1.JobSpec) {
+			s.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+			s.Completions = ptr.To[int32](10)
+		}), want: []string{"metadata.name: FieldValueInvalid"}},
+		{name: "job completions immutable", obj: job("j", func(s *batchv1.JobSpec) { s.Completions = ptr.To[int32](2) }),
+			old: job("j", nil), want: []string{"spec.completions: FieldValueInvalid"}},
+		{name: "cron job Local time zone", obj: cronJob("Local"), want: []string{"spec.timeZone: FieldValueInvalid"}},
+		{name: "cron job unknown time zone", obj: cronJob("Mars/Olympus_Mons"), want: []string{"spec.timeZone: FieldValueInvalid"}},
+		{name: "cron job time zone", obj: cronJob("Europe/Paris")},
+		{name: "daemon set surge and unavailable", obj: daemonSet(intstr.FromInt32(1), intstr.FromInt32(1)),
+			want: []string{"spec.updateStrategy.rollingUpdate.maxSurge: FieldValueInvalid"}},
+		{name: "daemon set surge only", obj: daemonSet(intstr.FromInt32(0), intstr.FromString("10%"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range validateWorkloadKind(tc.obj, tc.old) {
+				got = append(got, e.Field+": "+string(e.Type))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("causes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
