@@ -26,8 +26,10 @@ var validationWorkloadCases = []writeCase{
 			`"containers":[{"name":"c","image":"busybox","volumeMounts":[{"name":"v","mountPath":"/a"},{"name":"missing","mountPath":"/b"},{"name":"v","mountPath":"/a"},{"name":"v"}]}]}}`),
 		wlPost("policies and grace period", "pods", `{"metadata":{"name":"p10"},"spec":{"restartPolicy":"Sometimes","dnsPolicy":"Bogus","terminationGracePeriodSeconds":-1,"containers":[{"name":"c","image":"busybox"}]}}`),
 		wlPost("init containers", "pods", `{"metadata":{"name":"p11"},"spec":{"initContainers":[{"name":"I"},{"name":"i2","image":"busybox","ports":[{"containerPort":0}]}],"containers":[{"name":"c","image":"busybox"}]}}`),
+		wlPost("container restartPolicy, hugepages alone, value and valueFrom", "pods", `{"metadata":{"name":"p14"},"spec":{"containers":[{"name":"c","image":"busybox","restartPolicy":"Sometimes",`+
+			`"resources":{"limits":{"hugepages-2Mi":"2Mi"}},"env":[{"name":"A","value":"x","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}]}]}}`),
 		wlPost("good with everything", "pods", `{"metadata":{"name":"p12"},"spec":{"restartPolicy":"Never","dnsPolicy":"Default","volumes":[{"name":"v","emptyDir":{}}],`+
-			`"initContainers":[{"name":"i","image":"busybox"}],"containers":[{"name":"c","image":"busybox","ports":[{"name":"http","containerPort":80}],"env":[{"name":"A","value":"1"}],`+
+			`"initContainers":[{"name":"i","image":"busybox","restartPolicy":"Always","livenessProbe":{"exec":{"command":["true"]}}}],"containers":[{"name":"c","image":"busybox","restartPolicy":"Never","ports":[{"name":"http","containerPort":80}],"env":[{"name":"A","value":"1"}],`+
 			`"resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2"}},"volumeMounts":[{"name":"v","mountPath":"/a"}]}]}}`),
 		{Name: "update clears image and breaks a label", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/p1",
 			Body: `{"metadata":{"name":"p1","labels":{"a b":"x"}},"spec":{"containers":[{"name":"c","image":""}]}}`},
@@ -51,6 +53,8 @@ var validationWorkloadCases = []writeCase{
 		wlPost("no template", "replicationcontrollers", `{"metadata":{"name":"rc2"},"spec":{"replicas":1}}`),
 		wlPost("selector mismatch, negative replicas, restartPolicy", "replicationcontrollers", `{"metadata":{"name":"rc3"},"spec":{"replicas":-1,"minReadySeconds":-1,"selector":{"app":"y"},`+
 			`"template":{"metadata":{"labels":{"app":"x"}},"spec":{"restartPolicy":"Never","activeDeadlineSeconds":5,"containers":[{"name":"c","image":"busybox"}]}}}}`),
+		wlPost("bad name and label, spec errors", "replicationcontrollers", `{"metadata":{"name":"Bad_RC","labels":{"a b":"c"}},"spec":{"replicas":-1,"minReadySeconds":-1,"selector":{"app":"y"},`+
+			`"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c"}]}}}}`),
 		{Name: "update replicas negative", Method: "PUT", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1",
 			Body: `{"metadata":{"name":"rc1"},"spec":{"replicas":-2,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`},
 	}},

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // The apiserver's validation of a pod spec (pkg/apis/core/validation's ValidatePodSpec and the
@@ -156,9 +157,7 @@ func validateContainers(cs []corev1.Container, vols sets.Set[string], fldPath *f
 		} else {
 			names.Insert(cs[i].Name)
 		}
-		if cs[i].RestartPolicy != nil && len(cs[i].RestartPolicyRules) == 0 {
-			errs = append(errs, field.Forbidden(path.Child("restartPolicy"), "may not be set for non-init containers"))
-		}
+		errs = append(errs, validateContainerRestartPolicy(cs[i].RestartPolicy, cs[i].RestartPolicyRules, path)...)
 	}
 	return errs
 }
@@ -175,12 +174,12 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 		c := &cs[i]
 		path := fldPath.Index(i)
 		errs = append(errs, validateContainer(c, vols, path)...)
-		sidecar := false
-		if c.RestartPolicy != nil {
-			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways && len(c.RestartPolicyRules) == 0 {
-				errs = append(errs, field.NotSupported(path.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
-			}
-			sidecar = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		sidecar := ptr.Deref(c.RestartPolicy, "") == corev1.ContainerRestartPolicyAlways
+		switch {
+		case sidecar && len(c.RestartPolicyRules) > 0:
+			errs = append(errs, field.Forbidden(path.Child("restartPolicyRules"), "restartPolicyRules are not allowed for init containers with restart policy Always"))
+		case !sidecar:
+			errs = append(errs, validateContainerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, path)...)
 		}
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(path.Child("name"), c.Name))
@@ -204,6 +203,24 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 		}
 	}
 	return errs
+}
+
+// validateContainerRestartPolicy is the apiserver's validateContainerRestartPolicy with
+// ContainerRestartRules on (a container may set its own restart policy), for the policy: one of
+// Always, Never, OnFailure, and required by restart rules.
+func validateContainerRestartPolicy(p *corev1.ContainerRestartPolicy, rules []corev1.ContainerRestartRule, path *field.Path) field.ErrorList {
+	switch {
+	case p == nil && len(rules) > 0:
+		return field.ErrorList{field.Required(path.Child("restartPolicy"), "must specify restartPolicy when restart rules are used")}
+	case p == nil:
+		return nil
+	}
+	// Sorted, as the apiserver lists them.
+	valid := []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure}
+	if !slices.Contains(valid, *p) {
+		return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *p, valid)}
+	}
+	return nil
 }
 
 // validateContainer is the apiserver's validateContainerCommon, for the rules listed at the top
@@ -270,20 +287,46 @@ func validateContainerPorts(ports []corev1.ContainerPort, fldPath *field.Path) f
 }
 
 // validateEnvNames checks environment variable names with the relaxed rule the apiserver applies
-// since RelaxedEnvironmentVariableValidation went GA: printable ASCII without '='.
+// since RelaxedEnvironmentVariableValidation went GA (printable ASCII without '='), and the
+// number of their value's sources.
 func validateEnvNames(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, e := range env {
 		path := fldPath.Index(i).Child("name")
 		if e.Name == "" {
 			errs = append(errs, field.Required(path, ""))
-			continue
+		} else {
+			for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+				errs = append(errs, field.Invalid(path, e.Name, msg))
+			}
 		}
-		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
-			errs = append(errs, field.Invalid(path, e.Name, msg))
-		}
+		errs = append(errs, validateEnvValueFrom(e, fldPath.Index(i).Child("valueFrom"))...)
 	}
 	return errs
+}
+
+// validateEnvValueFrom is the apiserver's validateEnvVarValueFrom for the number of sources: one,
+// and none with a value.
+func validateEnvValueFrom(e corev1.EnvVar, fldPath *field.Path) field.ErrorList {
+	vf := e.ValueFrom
+	if vf == nil {
+		return nil
+	}
+	n := 0
+	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil, vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return field.ErrorList{field.Invalid(fldPath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`")}
+	case e.Value != "":
+		return field.ErrorList{field.Invalid(fldPath, "", "may not be specified when `value` is not empty")}
+	case n > 1:
+		return field.ErrorList{field.Invalid(fldPath, "", "may not have more than one field specified at a time")}
+	}
+	return nil
 }
 
 // validateVolumeMounts is the apiserver's ValidateVolumeMounts for names, mount paths and their
@@ -334,7 +377,7 @@ var standardResources = sets.New[corev1.ResourceName]("cpu", "memory", "ephemera
 
 // validateResources is the apiserver's validateResourceRequirements for a container: valid
 // names, non-negative quantities, requests no greater than limits (equal for resources that may
-// not be overcommitted). The apiserver walks the maps in Go's random order: with more than one
+// not be overcommitted), hugepages only with cpu or memory. The apiserver walks the maps in Go's random order: with more than one
 // error its causes come in any order, and so do the fake's (sorted here for stable tests).
 func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -344,6 +387,13 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 		path := limPath.Key(string(name))
 		errs = append(errs, validateContainerResourceName(name, path)...)
 		errs = append(errs, validateQuantity(q, path)...)
+	}
+	hugepages, cpuOrMemory := false, false
+	for _, l := range []corev1.ResourceList{r.Limits, r.Requests} {
+		for name := range l {
+			hugepages = hugepages || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+			cpuOrMemory = cpuOrMemory || name == corev1.ResourceCPU || name == corev1.ResourceMemory
+		}
 	}
 	for _, name := range sortedResourceNames(r.Requests) {
 		q := r.Requests[name]
@@ -359,6 +409,9 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 		case !ok && overcommitForbidden(name):
 			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
 		}
+	}
+	if hugepages && !cpuOrMemory {
+		errs = append(errs, field.Forbidden(fldPath, "HugePages require cpu or memory"))
 	}
 	return errs
 }

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,6 +107,18 @@ func validateWorkloadKind(obj, old runtime.Object) field.ErrorList {
 		return errs
 	}
 	return nil
+}
+
+// declarativeLast puts a replication controller's causes in the apiserver's order: the rules it
+// validates declaratively (the name, replicas, minReadySeconds) report after the handwritten ones
+// (reference/observed-validation-workloads.md, wl-rc). Other kinds' causes are left as they are.
+func declarativeLast(obj runtime.Object, errs field.ErrorList) field.ErrorList {
+	if _, ok := obj.(*corev1.ReplicationController); !ok {
+		return errs
+	}
+	rank := map[string]int{"metadata.name": 1, "spec.replicas": 2, "spec.minReadySeconds": 3}
+	slices.SortStableFunc(errs, func(a, b *field.Error) int { return rank[a.Field] - rank[b.Field] })
+	return errs
 }
 
 // validateImmutable is the apiserver's ValidateImmutableField.
