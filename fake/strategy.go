@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -90,6 +91,20 @@ func setTemplateGeneration(ds *appsv1.DaemonSet) {
 		ds.Annotations = map[string]string{}
 	}
 	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = "1"
+}
+
+// nextTemplateGeneration is the daemon set strategy's PrepareForUpdate for the template
+// generation (kept in apps/v1 as an annotation): the stored one, plus one when the template
+// changes, whatever the request says.
+func nextTemplateGeneration(ds, old *appsv1.DaemonSet) {
+	gen, _ := strconv.ParseInt(old.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
+	if !equality.Semantic.DeepEqual(ds.Spec.Template, old.Spec.Template) {
+		gen++
+	}
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
 }
 
 // addFinalizer adds a finalizer an object does not have yet.
@@ -185,6 +200,8 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	case *corev1.Service:
 		keepAllocated(o, old.(*corev1.Service))
+	case *appsv1.DaemonSet:
+		nextTemplateGeneration(o, old.(*appsv1.DaemonSet))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if o.Status.Phase == "" {

@@ -18,8 +18,9 @@ import (
 
 // The apiserver's validation of a pod spec (pkg/apis/core/validation's ValidatePodSpec and the
 // container validation it calls), for the rules a controller's tests meet: containers and init
-// containers (names, images, ports, environment variable names, volume mounts, resources, pull
-// and termination message policies, init containers' probes), volumes' names, the restart and
+// containers (names, images, ports, environment variable names and value sources, volume mounts,
+// resources, pull and termination message policies, restart policies, init containers' probes),
+// volumes' names, the restart and
 // DNS policies, the node selector, the service account and node names, hostname and subdomain,
 // and activeDeadlineSeconds. The causes come in the apiserver's order
 // (reference/observed-validation-workloads.md). Not reproduced: volume sources, probes' and

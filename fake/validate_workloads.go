@@ -34,11 +34,12 @@ import (
 
 // validateWorkloadKind validates the spec of a pod or a workload on create (old nil) or on an
 // update of the main resource. An update that leaves the spec as stored (a status or metadata
-// write) is not validated again: the stored spec passed on create, or was seeded without
-// admission, which the apiserver cannot have.
+// write) does not validate it again: the stored spec passed on create, or was seeded without
+// admission, which the apiserver cannot have; a status write validates the status
+// (validateWorkloadStatus).
 func validateWorkloadKind(obj, old runtime.Object) field.ErrorList {
 	if old != nil && !specChanged(obj, old) {
-		return nil
+		return validateWorkloadStatus(obj, old)
 	}
 	spec := field.NewPath("spec")
 	switch o := obj.(type) {
@@ -119,6 +120,92 @@ func declarativeLast(obj runtime.Object, errs field.ErrorList) field.ErrorList {
 	rank := map[string]int{"metadata.name": 1, "spec.replicas": 2, "spec.minReadySeconds": 3}
 	slices.SortStableFunc(errs, func(a, b *field.Error) int { return rank[a.Field] - rank[b.Field] })
 	return errs
+}
+
+// validateWorkloadStatus is the apiserver's status validation of deployments, replica sets,
+// stateful sets and daemon sets, for a write that changed the status: non-negative counts, no
+// more ready, available or updated replicas than replicas, a collision count that does not go
+// down. Other kinds' statuses are not validated.
+func validateWorkloadStatus(obj, old runtime.Object) field.ErrorList {
+	st := field.NewPath("status")
+	nonNegative := func(errs field.ErrorList, fields ...any) field.ErrorList {
+		for i := 0; i < len(fields); i += 2 {
+			switch v := fields[i+1].(type) {
+			case int32:
+				errs = append(errs, validateNonNegative(v, st.Child(fields[i].(string)))...)
+			case int64:
+				errs = append(errs, validateNonNegative(v, st.Child(fields[i].(string)))...)
+			case *int32:
+				if v != nil {
+					errs = append(errs, validateNonNegative(*v, st.Child(fields[i].(string)))...)
+				}
+			}
+		}
+		return errs
+	}
+	notAbove := func(errs field.ErrorList, name string, v, max int32, msg string) field.ErrorList {
+		if v > max {
+			errs = append(errs, field.Invalid(st.Child(name), v, msg))
+		}
+		return errs
+	}
+	decremented := func(errs field.ErrorList, v, prev *int32) field.ErrorList {
+		if prev != nil && (v == nil || *v < *prev) {
+			errs = append(errs, field.Invalid(st.Child("collisionCount"), ptr.Deref(v, 0), "cannot be decremented"))
+		}
+		return errs
+	}
+	const aboveReplicas = "cannot be greater than status.replicas"
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		s := o.Status
+		if equality.Semantic.DeepEqual(s, old.(*appsv1.Deployment).Status) {
+			return nil
+		}
+		errs := nonNegative(nil, "observedGeneration", s.ObservedGeneration, "replicas", s.Replicas, "updatedReplicas", s.UpdatedReplicas,
+			"readyReplicas", s.ReadyReplicas, "availableReplicas", s.AvailableReplicas, "unavailableReplicas", s.UnavailableReplicas,
+			"terminatingReplicas", s.TerminatingReplicas, "collisionCount", s.CollisionCount)
+		errs = notAbove(errs, "updatedReplicas", s.UpdatedReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "readyReplicas", s.ReadyReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "availableReplicas", s.AvailableReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "availableReplicas", s.AvailableReplicas, s.ReadyReplicas, "cannot be greater than readyReplicas")
+		return decremented(errs, s.CollisionCount, old.(*appsv1.Deployment).Status.CollisionCount)
+	case *appsv1.ReplicaSet:
+		s := o.Status
+		if equality.Semantic.DeepEqual(s, old.(*appsv1.ReplicaSet).Status) {
+			return nil
+		}
+		errs := nonNegative(nil, "replicas", s.Replicas, "fullyLabeledReplicas", s.FullyLabeledReplicas, "readyReplicas", s.ReadyReplicas,
+			"availableReplicas", s.AvailableReplicas, "observedGeneration", s.ObservedGeneration, "terminatingReplicas", s.TerminatingReplicas)
+		errs = notAbove(errs, "fullyLabeledReplicas", s.FullyLabeledReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "readyReplicas", s.ReadyReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "availableReplicas", s.AvailableReplicas, s.Replicas, aboveReplicas)
+		return notAbove(errs, "availableReplicas", s.AvailableReplicas, s.ReadyReplicas, "cannot be greater than readyReplicas")
+	case *appsv1.StatefulSet:
+		s := o.Status
+		if equality.Semantic.DeepEqual(s, old.(*appsv1.StatefulSet).Status) {
+			return nil
+		}
+		errs := nonNegative(nil, "replicas", s.Replicas, "readyReplicas", s.ReadyReplicas, "currentReplicas", s.CurrentReplicas,
+			"updatedReplicas", s.UpdatedReplicas, "availableReplicas", s.AvailableReplicas, "observedGeneration", s.ObservedGeneration, "collisionCount", s.CollisionCount)
+		errs = notAbove(errs, "readyReplicas", s.ReadyReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "currentReplicas", s.CurrentReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "updatedReplicas", s.UpdatedReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "availableReplicas", s.AvailableReplicas, s.Replicas, aboveReplicas)
+		errs = notAbove(errs, "availableReplicas", s.AvailableReplicas, s.ReadyReplicas, "cannot be greater than status.readyReplicas")
+		return decremented(errs, s.CollisionCount, old.(*appsv1.StatefulSet).Status.CollisionCount)
+	case *appsv1.DaemonSet:
+		s := o.Status
+		if equality.Semantic.DeepEqual(s, old.(*appsv1.DaemonSet).Status) {
+			return nil
+		}
+		errs := nonNegative(nil, "currentNumberScheduled", s.CurrentNumberScheduled, "numberMisscheduled", s.NumberMisscheduled,
+			"desiredNumberScheduled", s.DesiredNumberScheduled, "numberReady", s.NumberReady, "observedGeneration", s.ObservedGeneration,
+			"updatedNumberScheduled", s.UpdatedNumberScheduled, "numberAvailable", s.NumberAvailable, "numberUnavailable", s.NumberUnavailable,
+			"collisionCount", s.CollisionCount)
+		return decremented(errs, s.CollisionCount, old.(*appsv1.DaemonSet).Status.CollisionCount)
+	}
+	return nil
 }
 
 // validateImmutable is the apiserver's ValidateImmutableField.
@@ -510,16 +597,67 @@ func validateJobUpdate(j, old *batchv1.Job) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("completions"), s.Completions, "can only be modified in tandem with spec.parallelism"))
 	}
 	errs = append(errs, validateImmutable(s.Selector, o.Selector, p.Child("selector"))...)
-	if !ptr.Deref(o.Suspend, false) && !equality.Semantic.DeepEqual(s.Template, o.Template) {
-		// The apiserver prints the template's internal type; the fake prints the v1 JSON.
-		errs = append(errs, field.Invalid(p.Child("template"), &s.Template, apimachineryvalidation.FieldImmutableErrorMsg))
-	}
+	errs = append(errs, validateJobTemplateUpdate(j, old, p)...)
 	errs = append(errs, validateImmutable(s.CompletionMode, o.CompletionMode, p.Child("completionMode"))...)
 	errs = append(errs, validateImmutable(s.PodFailurePolicy, o.PodFailurePolicy, p.Child("podFailurePolicy"))...)
 	errs = append(errs, validateImmutable(s.BackoffLimitPerIndex, o.BackoffLimitPerIndex, p.Child("backoffLimitPerIndex"))...)
 	errs = append(errs, validateImmutable(s.ManagedBy, o.ManagedBy, p.Child("managedBy"))...)
 	errs = append(errs, validateImmutable(s.SuccessPolicy, o.SuccessPolicy, p.Child("successPolicy"))...)
 	return append(errs, validateNameAllowsCompletions(j)...)
+}
+
+// validateJobTemplateUpdate is the apiserver's validatePodTemplateUpdate for a job, with
+// MutableSchedulingDirectivesForSuspendedJobs and MutablePodResourcesForSuspendedJobs on (beta,
+// on by default in 1.37): the template may not change, but for a suspended job without active
+// pods that has not started or is suspended again, its scheduling directives (node affinity and
+// selector, tolerations, scheduling gates), labels, annotations and its containers' resources may.
+// The apiserver prints the template's internal type in the cause; the fake prints the v1 JSON.
+func validateJobTemplateUpdate(j, old *batchv1.Job, p *field.Path) field.ErrorList {
+	t, ot := &j.Spec.Template, old.Spec.Template.DeepCopy()
+	suspended := ptr.Deref(old.Spec.Suspend, false)
+	mutable := suspended && old.Status.Active == 0 && (old.Status.StartTime == nil || jobCondition(old, batchv1.JobSuspended))
+	if mutable {
+		switch {
+		case t.Spec.Affinity == nil && ot.Spec.Affinity != nil:
+			ot.Spec.Affinity.NodeAffinity = nil
+			if *ot.Spec.Affinity == (corev1.Affinity{}) {
+				ot.Spec.Affinity = nil
+			}
+		case t.Spec.Affinity != nil && ot.Spec.Affinity == nil:
+			ot.Spec.Affinity = &corev1.Affinity{NodeAffinity: t.Spec.Affinity.NodeAffinity}
+		case t.Spec.Affinity != nil && ot.Spec.Affinity != nil:
+			ot.Spec.Affinity.NodeAffinity = t.Spec.Affinity.NodeAffinity
+		}
+		ot.Spec.NodeSelector, ot.Spec.Tolerations, ot.Spec.SchedulingGates = t.Spec.NodeSelector, t.Spec.Tolerations, t.Spec.SchedulingGates
+		ot.Annotations, ot.Labels = t.Annotations, t.Labels
+	}
+	if !suspended || !mutable {
+		if equality.Semantic.DeepEqual(*t, *ot) {
+			return nil
+		}
+		return field.ErrorList{field.Invalid(p.Child("template"), t, apimachineryvalidation.FieldImmutableErrorMsg)}
+	}
+	for _, cs := range []struct{ new, old []corev1.Container }{{t.Spec.Containers, ot.Spec.Containers}, {t.Spec.InitContainers, ot.Spec.InitContainers}} {
+		if len(cs.new) != len(cs.old) {
+			continue
+		}
+		for i := range cs.new {
+			if cs.old[i].Name == cs.new[i].Name {
+				cs.old[i].Resources = cs.new[i].Resources
+			}
+		}
+	}
+	return validateImmutable(t.Spec, ot.Spec, p.Child("template", "spec"))
+}
+
+// jobCondition reports whether a job has a condition of the type that is true.
+func jobCondition(j *batchv1.Job, typ batchv1.JobConditionType) bool {
+	for _, c := range j.Status.Conditions {
+		if c.Type == typ && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // validateNameAllowsCompletions: an indexed job's pods are named <job>-<index>, which must be a

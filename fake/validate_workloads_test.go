@@ -16,7 +16,8 @@ import (
 
 // TestValidateWorkloadKind covers rules of validateWorkloadKind that the recording
 // (reference/observed-validation-workloads.md) does not, as pkg/apis/{core,apps,batch}/validation
-// state them. Each case lists the causes as "field: type", in order.
+// state them; each case's causes were also checked by hand against a kube-apiserver 1.37.2 (the
+// oracle). Each case lists the causes as "field: type", in order.
 func TestValidateWorkloadKind(t *testing.T) {
 	pod := func(mut func(*corev1.PodSpec)) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{
@@ -59,6 +60,23 @@ func TestValidateWorkloadKind(t *testing.T) {
 		applyDefaults(d)
 		return d
 	}
+	deployment := func(st appsv1.DeploymentStatus) *appsv1.Deployment {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}, Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
+		}, Status: st}
+		applyDefaults(d)
+		return d
+	}
+	suspended := func(mut func(*batchv1.JobSpec)) *batchv1.Job {
+		return job("j", func(s *batchv1.JobSpec) {
+			s.Suspend = ptr.To(true)
+			if mut != nil {
+				mut(s)
+			}
+		})
+	}
 	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
 	for _, tc := range []struct {
 		name     string
@@ -96,6 +114,28 @@ func TestValidateWorkloadKind(t *testing.T) {
 		{name: "daemon set surge and unavailable", obj: daemonSet(intstr.FromInt32(1), intstr.FromInt32(1)),
 			want: []string{"spec.updateStrategy.rollingUpdate.maxSurge: FieldValueInvalid"}},
 		{name: "daemon set surge only", obj: daemonSet(intstr.FromInt32(0), intstr.FromString("10%"))},
+		{name: "deployment status", obj: deployment(appsv1.DeploymentStatus{Replicas: -1}), old: deployment(appsv1.DeploymentStatus{}),
+			want: []string{"status.replicas: FieldValueInvalid", "status.updatedReplicas: FieldValueInvalid", "status.readyReplicas: FieldValueInvalid", "status.availableReplicas: FieldValueInvalid"}},
+		{name: "deployment status above replicas", obj: deployment(appsv1.DeploymentStatus{Replicas: 1, ReadyReplicas: 2, AvailableReplicas: 3, UpdatedReplicas: 4}), old: deployment(appsv1.DeploymentStatus{}),
+			want: []string{"status.updatedReplicas: FieldValueInvalid", "status.readyReplicas: FieldValueInvalid", "status.availableReplicas: FieldValueInvalid", "status.availableReplicas: FieldValueInvalid"}},
+		{name: "daemon set collision count decremented", obj: func() runtime.Object {
+			d := daemonSet(intstr.FromInt32(1), intstr.FromInt32(0))
+			d.Status.CollisionCount = ptr.To[int32](0)
+			return d
+		}(), old: func() runtime.Object {
+			d := daemonSet(intstr.FromInt32(1), intstr.FromInt32(0))
+			d.Status.CollisionCount = ptr.To[int32](1)
+			return d
+		}(), want: []string{"status.collisionCount: FieldValueInvalid"}},
+		{name: "suspended job image", obj: suspended(func(s *batchv1.JobSpec) { s.Template.Spec.Containers[0].Image = "busybox:2" }),
+			old: suspended(nil), want: []string{"spec.template.spec: FieldValueInvalid"}},
+		{name: "suspended job node selector, labels and resources", obj: suspended(func(s *batchv1.JobSpec) {
+			s.Template.Spec.NodeSelector = map[string]string{"a": "b"}
+			s.Template.Labels = map[string]string{"x": "y"}
+			s.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+		}), old: suspended(nil)},
+		{name: "running job node selector", obj: job("j", func(s *batchv1.JobSpec) { s.Template.Spec.NodeSelector = map[string]string{"a": "b"} }),
+			old: job("j", nil), want: []string{"spec.template: FieldValueInvalid"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
