@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 
@@ -144,6 +145,44 @@ func TestValidateWorkloadKind(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("causes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestCauseOrder covers how validate lists causes: each once, in the order found, and a
+// replication controller's declaratively validated ones last, name, replicas, minReadySeconds
+// (reference/observed-validation-workloads.md, wl-pod / update clears image and breaks a label,
+// wl-rc / bad name and label, spec errors).
+func TestCauseOrder(t *testing.T) {
+	name := field.Invalid(field.NewPath("metadata", "name"), "Bad_RC", "bad")
+	labels := field.Invalid(field.NewPath("metadata", "labels"), "a b", "bad")
+	image := field.Required(field.NewPath("spec", "template", "spec", "containers").Index(0).Child("image"), "")
+	replicas := field.Invalid(field.NewPath("spec", "replicas"), -1, "negative")
+	minReady := field.Invalid(field.NewPath("spec", "minReadySeconds"), -1, "negative")
+	for _, tc := range []struct {
+		name string
+		obj  runtime.Object
+		errs field.ErrorList
+		want field.ErrorList
+	}{
+		{"duplicates dropped", &corev1.Pod{}, field.ErrorList{labels, image, labels, image}, field.ErrorList{labels, image}},
+		{"same field, other detail kept", &corev1.Pod{}, field.ErrorList{replicas, field.Invalid(field.NewPath("spec", "replicas"), -1, "other")},
+			field.ErrorList{replicas, field.Invalid(field.NewPath("spec", "replicas"), -1, "other")}},
+		{"replication controller", &corev1.ReplicationController{}, field.ErrorList{name, labels, image, minReady, replicas},
+			field.ErrorList{labels, image, name, replicas, minReady}},
+		{"deployment keeps its order", &appsv1.Deployment{}, field.ErrorList{name, replicas, labels}, field.ErrorList{name, replicas, labels}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got, want []string
+			for _, e := range declarativeLast(tc.obj, uniqueCauses(tc.errs)) {
+				got = append(got, e.Error())
+			}
+			for _, e := range tc.want {
+				want = append(want, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
 	}
