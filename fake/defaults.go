@@ -72,6 +72,7 @@ func applyDefaults(obj runtime.Object) {
 	case *appsv1.DaemonSet:
 		defaultDaemonSet(o)
 	case *batchv1.Job:
+		defaultJobLabels(o)
 		defaultJobSpec(&o.Spec)
 		defaultPodSpec(&o.Spec.Template.Spec)
 	case *batchv1.CronJob:
@@ -97,6 +98,16 @@ func applyDefaults(obj runtime.Object) {
 		if o.Spec.HostPath != nil && o.Spec.HostPath.Type == nil {
 			o.Spec.HostPath.Type = ptr.To(corev1.HostPathUnset)
 		}
+	}
+}
+
+// defaultJobLabels is the job defaulting of its labels: a job without labels gets its template's,
+// as the same map (SetDefaults_Job assigns it), so that the labels the job strategy adds to the
+// template later are the job's too. A template without labels when the request is decoded leaves
+// the job's empty until the apiserver reads the stored job back, after validation (createHeld).
+func defaultJobLabels(j *batchv1.Job) {
+	if j.Spec.Template.Labels != nil && len(j.Labels) == 0 {
+		j.Labels = j.Spec.Template.Labels
 	}
 }
 

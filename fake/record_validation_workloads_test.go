@@ -28,6 +28,10 @@ var validationWorkloadCases = []writeCase{
 		wlPost("init containers", "pods", `{"metadata":{"name":"p11"},"spec":{"initContainers":[{"name":"I"},{"name":"i2","image":"busybox","ports":[{"containerPort":0}]}],"containers":[{"name":"c","image":"busybox"}]}}`),
 		wlPost("container restartPolicy, hugepages alone, value and valueFrom", "pods", `{"metadata":{"name":"p14"},"spec":{"containers":[{"name":"c","image":"busybox","restartPolicy":"Sometimes",`+
 			`"resources":{"limits":{"hugepages-2Mi":"2Mi"}},"env":[{"name":"A","value":"x","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}]}]}}`),
+		wlPost("probes", "pods", `{"metadata":{"name":"p15"},"spec":{"initContainers":[{"name":"i","image":"busybox","restartPolicy":"Always","livenessProbe":{"httpGet":{"port":"Bad_Port","scheme":"FTP"}}}],`+
+			`"containers":[{"name":"c","image":"busybox","livenessProbe":{"periodSeconds":-1},"readinessProbe":{"exec":{"command":["x"]},"tcpSocket":{"port":80},"terminationGracePeriodSeconds":5},`+
+			`"startupProbe":{"grpc":{"port":70000},"successThreshold":2}}]}}`),
+		wlPost("volume sources", "pods", `{"metadata":{"name":"p16"},"spec":{"volumes":[{"name":"Bad_V","secret":{"secretName":"s"},"downwardAPI":{},"projected":{"sources":[]}}],"containers":[{"name":"c","image":"busybox"}]}}`),
 		wlPost("good with everything", "pods", `{"metadata":{"name":"p12"},"spec":{"restartPolicy":"Never","dnsPolicy":"Default","volumes":[{"name":"v","emptyDir":{}}],`+
 			`"initContainers":[{"name":"i","image":"busybox","restartPolicy":"Always","livenessProbe":{"exec":{"command":["true"]}}}],"containers":[{"name":"c","image":"busybox","restartPolicy":"Never","ports":[{"name":"http","containerPort":80}],"env":[{"name":"A","value":"1"}],`+
 			`"resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2"}},"volumeMounts":[{"name":"v","mountPath":"/a"}]}]}}`),
@@ -129,6 +133,7 @@ var validationWorkloadCases = []writeCase{
 			`"template":{"spec":{"restartPolicy":"Sometimes","containers":[{"name":"c","image":"busybox"}]}}}}`),
 		wlPost("manual selector mismatch", "jobs", `{"metadata":{"name":"j4"},"spec":{"manualSelector":true,"selector":{"matchLabels":{"app":"y"}},`+
 			`"template":{"metadata":{"labels":{"app":"x"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}`),
+		wlPost("name too long for the pods' label", "jobs", `{"metadata":{"name":"`+strings.Repeat("j", 64)+`"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}`),
 		wlPost("bad name and no containers", "jobs", `{"metadata":{"name":"Bad_J"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[]}}}}`),
 		wlMerge("merge patch template", "/apis/batch/v1/namespaces/{ns}/jobs/j1", `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox:2"}]}}}}`),
 		wlMerge("merge patch parallelism", "/apis/batch/v1/namespaces/{ns}/jobs/j1", `{"spec":{"parallelism":3}}`),

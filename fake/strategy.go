@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -115,9 +114,9 @@ func addFinalizer(m metav1Object, f string) {
 }
 
 // generateJobSelector is the job strategy's selector for a job without a manual one: its pods are
-// labelled with the job's uid and name (in the batch.kubernetes.io/ keys and the legacy ones), the
-// selector matches the uid, and a job without labels gets its pods' (the job's defaulting, which
-// runs before them in the apiserver and sees the template's labels once they are set).
+// labelled with the job's uid and name (in the batch.kubernetes.io/ keys and the legacy ones) and
+// the selector matches the uid. A job whose labels are its template's (defaultJobLabels) gets
+// them too.
 func generateJobSelector(j *batchv1.Job) {
 	if j.Spec.ManualSelector != nil && *j.Spec.ManualSelector {
 		return
@@ -134,9 +133,6 @@ func generateJobSelector(j *batchv1.Job) {
 	}
 	if j.Spec.Selector == nil {
 		j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{batchv1.ControllerUidLabel: uid}}
-	}
-	if len(j.Labels) == 0 {
-		j.Labels = maps.Clone(j.Spec.Template.Labels)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -19,13 +20,12 @@ import (
 // The apiserver's validation of a pod spec (pkg/apis/core/validation's ValidatePodSpec and the
 // container validation it calls), for the rules a controller's tests meet: containers and init
 // containers (names, images, ports, environment variable names and value sources, volume mounts,
-// resources, pull and termination message policies, restart policies, init containers' probes),
-// volumes' names, the restart and
-// DNS policies, the node selector, the service account and node names, hostname and subdomain,
-// and activeDeadlineSeconds. The causes come in the apiserver's order
-// (reference/observed-validation-workloads.md). Not reproduced: volume sources, probes' and
-// lifecycle handlers' contents, security contexts, affinity, tolerations, topology spread,
-// DNS config, host aliases, resource claims, pod-level resources, OS-specific rules.
+// resources, pull and termination message policies, restart policies, probes), volumes' names
+// and their number of sources, the restart and DNS policies, the node selector, the service
+// account and node names, hostname and subdomain, and activeDeadlineSeconds. The causes come in
+// the apiserver's order (reference/observed-validation-workloads.md). Not reproduced: volume
+// sources' contents, lifecycle handlers, security contexts, affinity, tolerations, topology
+// spread, DNS config, host aliases, resource claims, pod-level resources, OS-specific rules.
 
 // validatePodSpec validates a pod's spec or a pod template's, at fldPath.
 func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
@@ -125,7 +125,7 @@ func validateVolumes(vols []corev1.Volume, fldPath *field.Path) (sets.Set[string
 	names := sets.New[string]()
 	for i, v := range vols {
 		namePath := fldPath.Index(i).Child("name")
-		var el field.ErrorList
+		el := validateVolumeSources(&v.VolumeSource, fldPath.Index(i))
 		if v.Name == "" {
 			el = append(el, field.Required(namePath, ""))
 		} else {
@@ -140,6 +140,41 @@ func validateVolumes(vols []corev1.Volume, fldPath *field.Path) (sets.Set[string
 		errs = append(errs, el...)
 	}
 	return names, errs
+}
+
+// validateVolumeSources is the apiserver's count of a volume's sources: exactly one, the extra
+// ones reported in its order and by its names (downwarAPI and storageos are its spellings).
+// The sources' contents are not validated.
+func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	for _, src := range []struct {
+		set  bool
+		name string
+	}{
+		{v.EmptyDir != nil, "emptyDir"}, {v.HostPath != nil, "hostPath"}, {v.GitRepo != nil, "gitRepo"},
+		{v.GCEPersistentDisk != nil, "gcePersistentDisk"}, {v.AWSElasticBlockStore != nil, "awsElasticBlockStore"},
+		{v.Secret != nil, "secret"}, {v.NFS != nil, "nfs"}, {v.ISCSI != nil, "iscsi"}, {v.Glusterfs != nil, "glusterfs"},
+		{v.Flocker != nil, "flocker"}, {v.PersistentVolumeClaim != nil, "persistentVolumeClaim"}, {v.RBD != nil, "rbd"},
+		{v.Cinder != nil, "cinder"}, {v.CephFS != nil, "cephFS"}, {v.Quobyte != nil, "quobyte"},
+		{v.DownwardAPI != nil, "downwarAPI"}, {v.FC != nil, "fc"}, {v.FlexVolume != nil, "flexVolume"},
+		{v.ConfigMap != nil, "configMap"}, {v.AzureFile != nil, "azureFile"}, {v.VsphereVolume != nil, "vsphereVolume"},
+		{v.PhotonPersistentDisk != nil, "photonPersistentDisk"}, {v.PortworxVolume != nil, "portworxVolume"},
+		{v.AzureDisk != nil, "azureDisk"}, {v.StorageOS != nil, "storageos"}, {v.Projected != nil, "projected"},
+		{v.ScaleIO != nil, "scaleIO"}, {v.CSI != nil, "csi"}, {v.Ephemeral != nil, "ephemeral"}, {v.Image != nil, "image"},
+	} {
+		switch {
+		case !src.set:
+		case n > 0:
+			errs = append(errs, field.Forbidden(fldPath.Child(src.name), "may not specify more than 1 volume type"))
+		default:
+			n++
+		}
+	}
+	if n == 0 {
+		errs = append(errs, field.Required(fldPath, "must specify a volume type"))
+	}
+	return errs
 }
 
 // validateContainers is the apiserver's validateContainers: at least one, each valid, names
@@ -158,6 +193,7 @@ func validateContainers(cs []corev1.Container, vols sets.Set[string], fldPath *f
 		} else {
 			names.Insert(cs[i].Name)
 		}
+		errs = append(errs, validateProbes(&cs[i], path)...)
 		errs = append(errs, validateContainerRestartPolicy(cs[i].RestartPolicy, cs[i].RestartPolicyRules, path)...)
 	}
 	return errs
@@ -187,7 +223,9 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 		} else if c.Name != "" {
 			names.Insert(c.Name)
 		}
-		if !sidecar {
+		if sidecar {
+			errs = append(errs, validateProbes(c, path)...)
+		} else {
 			const msg = "may not be set for init containers without restartPolicy=Always"
 			if c.Lifecycle != nil {
 				errs = append(errs, field.Forbidden(path.Child("lifecycle"), msg))
@@ -202,6 +240,105 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 				errs = append(errs, field.Forbidden(path.Child("startupProbe"), msg))
 			}
 		}
+	}
+	return errs
+}
+
+// validateProbes is the apiserver's validation of a container's liveness, readiness and startup
+// probes: one handler, its port and path, non-negative numbers, a success threshold of 1 for
+// liveness and startup, no grace period for readiness. Lifecycle handlers are not validated.
+func validateProbes(c *corev1.Container, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, pr := range []struct {
+		p    *corev1.Probe
+		name string
+	}{{c.LivenessProbe, "livenessProbe"}, {c.ReadinessProbe, "readinessProbe"}, {c.StartupProbe, "startupProbe"}} {
+		if pr.p == nil {
+			continue
+		}
+		p, fp := pr.p, path.Child(pr.name)
+		errs = append(errs, validateProbeHandler(&p.ProbeHandler, fp)...)
+		for _, n := range []struct {
+			v    int32
+			name string
+		}{{p.InitialDelaySeconds, "initialDelaySeconds"}, {p.TimeoutSeconds, "timeoutSeconds"}, {p.PeriodSeconds, "periodSeconds"},
+			{p.SuccessThreshold, "successThreshold"}, {p.FailureThreshold, "failureThreshold"}} {
+			errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(n.v), fp.Child(n.name))...)
+		}
+		if g := p.TerminationGracePeriodSeconds; g != nil && *g <= 0 {
+			errs = append(errs, field.Invalid(fp.Child("terminationGracePeriodSeconds"), *g, "must be greater than 0"))
+		}
+		switch {
+		case pr.name != "readinessProbe" && p.SuccessThreshold != 1:
+			errs = append(errs, field.Invalid(fp.Child("successThreshold"), p.SuccessThreshold, "must be 1"))
+		case pr.name == "readinessProbe" && p.TerminationGracePeriodSeconds != nil:
+			errs = append(errs, field.Invalid(fp.Child("terminationGracePeriodSeconds"), p.TerminationGracePeriodSeconds, "must not be set for readinessProbes"))
+		}
+	}
+	return errs
+}
+
+// validateProbeHandler is the apiserver's validateHandler for a probe: exactly one of exec,
+// httpGet, tcpSocket and grpc.
+func validateProbeHandler(h *corev1.ProbeHandler, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	one := func(set bool, name string, validate func() field.ErrorList) {
+		switch {
+		case !set:
+		case n > 0:
+			errs = append(errs, field.Forbidden(fldPath.Child(name), "may not specify more than 1 handler type"))
+		default:
+			n++
+			errs = append(errs, validate()...)
+		}
+	}
+	one(h.Exec != nil, "exec", func() field.ErrorList {
+		if len(h.Exec.Command) == 0 {
+			return field.ErrorList{field.Required(fldPath.Child("exec", "command"), "")}
+		}
+		return nil
+	})
+	one(h.HTTPGet != nil, "httpGet", func() field.ErrorList {
+		var errs field.ErrorList
+		p := fldPath.Child("httpGet")
+		if h.HTTPGet.Path == "" {
+			errs = append(errs, field.Required(p.Child("path"), ""))
+		}
+		errs = append(errs, validatePortNumOrName(h.HTTPGet.Port, p.Child("port"))...)
+		if s := h.HTTPGet.Scheme; s != corev1.URISchemeHTTP && s != corev1.URISchemeHTTPS {
+			errs = append(errs, field.NotSupported(p.Child("scheme"), s, []corev1.URIScheme{corev1.URISchemeHTTP, corev1.URISchemeHTTPS}))
+		}
+		for _, hd := range h.HTTPGet.HTTPHeaders {
+			for _, msg := range validation.IsHTTPHeaderName(hd.Name) {
+				errs = append(errs, field.Invalid(p.Child("httpHeaders"), hd.Name, msg))
+			}
+		}
+		return errs
+	})
+	one(h.TCPSocket != nil, "tcpSocket", func() field.ErrorList {
+		return validatePortNumOrName(h.TCPSocket.Port, fldPath.Child("tcpSocket", "port"))
+	})
+	one(h.GRPC != nil, "grpc", func() field.ErrorList {
+		return validatePortNumOrName(intstr.FromInt32(h.GRPC.Port), fldPath.Child("grpc", "port"))
+	})
+	if n == 0 {
+		errs = append(errs, field.Required(fldPath, "must specify a handler type"))
+	}
+	return errs
+}
+
+// validatePortNumOrName is the apiserver's ValidatePortNumOrName.
+func validatePortNumOrName(port intstr.IntOrString, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if port.Type == intstr.String {
+		for _, msg := range validation.IsValidPortName(port.StrVal) {
+			errs = append(errs, field.Invalid(fldPath, port.StrVal, msg))
+		}
+		return errs
+	}
+	for _, msg := range validation.IsValidPortNum(port.IntValue()) {
+		errs = append(errs, field.Invalid(fldPath, port.IntValue(), msg))
 	}
 	return errs
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -311,6 +312,11 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 	}
 	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
 		return nil, err
+	}
+	if j, ok := obj.(*batchv1.Job); ok {
+		// The apiserver answers with the job it stored, read back and defaulted again
+		// (reference/observed-defaults.md, job: the template's generated labels are the job's).
+		defaultJobLabels(j)
 	}
 	if checkExists {
 		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
