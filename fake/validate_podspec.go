@@ -554,6 +554,7 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 	return errs
 }
 
+// sortedResourceNames are a resource list's names in order.
 func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
 	names := make([]corev1.ResourceName, 0, len(l))
 	for n := range l {

@@ -351,6 +351,7 @@ func validateDeploymentStrategy(s *appsv1.DeploymentStrategy, fldPath *field.Pat
 	return nil
 }
 
+// intOrZero is an optional int-or-percent, 0 when unset (as the internal types hold it).
 func intOrZero(v *intstr.IntOrString) intstr.IntOrString {
 	if v == nil {
 		return intstr.FromInt32(0)
@@ -379,6 +380,7 @@ func percentValue(v intstr.IntOrString) (int, bool) {
 	return n, true
 }
 
+// intOrPercentValue is the number of an int or a percent string (0 for an invalid string).
 func intOrPercentValue(v intstr.IntOrString) int {
 	if n, ok := percentValue(v); ok {
 		return n
@@ -386,6 +388,7 @@ func intOrPercentValue(v intstr.IntOrString) int {
 	return v.IntValue()
 }
 
+// notMoreThan100Percent is the apiserver's IsNotMoreThan100Percent.
 func notMoreThan100Percent(v intstr.IntOrString, fldPath *field.Path) field.ErrorList {
 	if n, ok := percentValue(v); ok && n > 100 {
 		return field.ErrorList{field.Invalid(fldPath, v, "must not be greater than 100%")}
