@@ -462,6 +462,11 @@ func validateStatefulSetSpec(s *appsv1.StatefulSetSpec, fldPath *field.Path, upd
 			}
 		}
 	}
+	if !update {
+		for i := range s.VolumeClaimTemplates {
+			errs = append(errs, validateClaimTemplateSpec(&s.VolumeClaimTemplates[i].Spec, fldPath.Child("volumeClaimTemplates").Index(i).Child("spec"))...)
+		}
+	}
 	errs = append(errs, validateNonNegative(ptr.Deref(s.Replicas, 0), fldPath.Child("replicas"))...)
 	errs = append(errs, validateNonNegative(s.MinReadySeconds, fldPath.Child("minReadySeconds"))...)
 	if s.Ordinals != nil {
@@ -507,6 +512,48 @@ func validateStatefulSetSpec(s *appsv1.StatefulSetSpec, fldPath *field.Path, upd
 	}
 	if s.Template.Spec.ActiveDeadlineSeconds != nil {
 		errs = append(errs, field.Forbidden(fldPath.Child("template", "spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in StatefulSet is not Supported"))
+	}
+	return errs
+}
+
+// validateClaimTemplateSpec is the apiserver's ValidatePersistentVolumeClaimSpec for a stateful
+// set's claim template, for its common rules: access modes (at least one, supported,
+// ReadWriteOncePod alone), a positive storage request, the storage class name, the volume mode.
+// Data sources and selectors are not validated.
+func validateClaimTemplateSpec(s *corev1.PersistentVolumeClaimSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(s.AccessModes) == 0 {
+		errs = append(errs, field.Required(fldPath.Child("accessModes"), "at least 1 access mode is required"))
+	}
+	// Sorted, as the apiserver lists them.
+	modes := []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany, corev1.ReadWriteMany, corev1.ReadWriteOnce, corev1.ReadWriteOncePod}
+	oncePod, other := false, false
+	for _, m := range s.AccessModes {
+		switch {
+		case !slices.Contains(modes, m):
+			errs = append(errs, field.NotSupported(fldPath.Child("accessModes"), m, modes))
+		case m == corev1.ReadWriteOncePod:
+			oncePod = true
+		default:
+			other = true
+		}
+	}
+	if oncePod && other {
+		errs = append(errs, field.Forbidden(fldPath.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
+	}
+	sp := fldPath.Child("resources").Key(string(corev1.ResourceStorage))
+	if q, ok := s.Resources.Requests[corev1.ResourceStorage]; !ok {
+		errs = append(errs, field.Required(sp, ""))
+	} else if q.Sign() <= 0 {
+		errs = append(errs, field.Invalid(sp, q.String(), "must be greater than zero"))
+	}
+	if c := ptr.Deref(s.StorageClassName, ""); c != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(c, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("storageClassName"), c, msg))
+		}
+	}
+	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeBlock && *m != corev1.PersistentVolumeFilesystem {
+		errs = append(errs, field.NotSupported(fldPath.Child("volumeMode"), *m, []corev1.PersistentVolumeMode{corev1.PersistentVolumeBlock, corev1.PersistentVolumeFilesystem}))
 	}
 	return errs
 }

@@ -78,6 +78,16 @@ func TestValidateWorkloadKind(t *testing.T) {
 			}
 		})
 	}
+	statefulSet := func(claim corev1.PersistentVolumeClaimSpec) *appsv1.StatefulSet {
+		ss := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "ss", Namespace: "ns"}, Spec: appsv1.StatefulSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}, Spec: claim}},
+		}}
+		applyDefaults(ss)
+		return ss
+	}
 	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
 	for _, tc := range []struct {
 		name     string
@@ -135,6 +145,15 @@ func TestValidateWorkloadKind(t *testing.T) {
 			s.Template.Labels = map[string]string{"x": "y"}
 			s.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 		}), old: suspended(nil)},
+		{name: "claim template without modes and storage", obj: statefulSet(corev1.PersistentVolumeClaimSpec{}),
+			want: []string{"spec.volumeClaimTemplates[0].spec.accessModes: FieldValueRequired", "spec.volumeClaimTemplates[0].spec.resources[storage]: FieldValueRequired"}},
+		{name: "claim template modes, storage, class, volume mode", obj: statefulSet(corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod, corev1.ReadWriteOnce, "Bogus"},
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("0")}},
+			StorageClassName: ptr.To("Bad_Class"), VolumeMode: ptr.To(corev1.PersistentVolumeMode("Bogus")),
+		}), want: []string{"spec.volumeClaimTemplates[0].spec.accessModes: FieldValueNotSupported", "spec.volumeClaimTemplates[0].spec.accessModes: FieldValueForbidden",
+			"spec.volumeClaimTemplates[0].spec.resources[storage]: FieldValueInvalid", "spec.volumeClaimTemplates[0].spec.storageClassName: FieldValueInvalid",
+			"spec.volumeClaimTemplates[0].spec.volumeMode: FieldValueNotSupported"}},
 		{name: "running job node selector", obj: job("j", func(s *batchv1.JobSpec) { s.Template.Spec.NodeSelector = map[string]string{"a": "b"} }),
 			old: job("j", nil), want: []string{"spec.template: FieldValueInvalid"}},
 	} {
