@@ -20,12 +20,13 @@ import (
 // The apiserver's validation of a pod spec (pkg/apis/core/validation's ValidatePodSpec and the
 // container validation it calls), for the rules a controller's tests meet: containers and init
 // containers (names, images, ports, environment variable names and value sources, volume mounts,
-// resources, pull and termination message policies, restart policies, probes), volumes' names
-// and their number of sources, the restart and DNS policies, the node selector, the service
-// account and node names, hostname and subdomain, and activeDeadlineSeconds. The causes come in
-// the apiserver's order (reference/observed-validation-workloads.md). Not reproduced: volume
-// sources' contents, lifecycle handlers, security contexts, affinity, tolerations, topology
-// spread, DNS config, host aliases, resource claims, pod-level resources, OS-specific rules.
+// resources, pull and termination message policies, restart policies, probes and lifecycle
+// hooks), volumes' names and their number of sources, the restart and DNS policies, the node
+// selector, the service account and node names, hostname and subdomain, and
+// activeDeadlineSeconds. The causes come in the apiserver's order
+// (reference/observed-validation-workloads.md). Not reproduced: volume sources' contents, stop
+// signals, security contexts, affinity, tolerations, topology spread, DNS config, host aliases,
+// resource claims, pod-level resources, OS-specific rules.
 
 // validatePodSpec validates a pod's spec or a pod template's, at fldPath.
 func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
@@ -35,8 +36,9 @@ func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 	}
 	vols, verrs := validateVolumes(spec.Volumes, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
-	errs = append(errs, validateContainers(spec.Containers, vols, fldPath.Child("containers"))...)
-	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, fldPath.Child("initContainers"))...)
+	grace := spec.TerminationGracePeriodSeconds
+	errs = append(errs, validateContainers(spec.Containers, vols, grace, fldPath.Child("containers"))...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, grace, fldPath.Child("initContainers"))...)
 	errs = append(errs, validateEnum(spec.RestartPolicy, fldPath.Child("restartPolicy"),
 		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
 	errs = append(errs, validateEnum(spec.DNSPolicy, fldPath.Child("dnsPolicy"),
@@ -179,7 +181,7 @@ func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.Er
 
 // validateContainers is the apiserver's validateContainers: at least one, each valid, names
 // unique.
-func validateContainers(cs []corev1.Container, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+func validateContainers(cs []corev1.Container, vols sets.Set[string], grace *int64, fldPath *field.Path) field.ErrorList {
 	if len(cs) == 0 {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
@@ -193,7 +195,7 @@ func validateContainers(cs []corev1.Container, vols sets.Set[string], fldPath *f
 		} else {
 			names.Insert(cs[i].Name)
 		}
-		errs = append(errs, validateProbes(&cs[i], path)...)
+		errs = append(errs, validateProbes(&cs[i], grace, path)...)
 		errs = append(errs, validateContainerRestartPolicy(cs[i].RestartPolicy, cs[i].RestartPolicyRules, path)...)
 	}
 	return errs
@@ -201,7 +203,7 @@ func validateContainers(cs []corev1.Container, vols sets.Set[string], fldPath *f
 
 // validateInitContainers is the apiserver's validateInitContainers: each valid, names unique
 // among init and regular containers, probes and lifecycle only for restartable (sidecar) ones.
-func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string], grace *int64, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -224,7 +226,7 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 			names.Insert(c.Name)
 		}
 		if sidecar {
-			errs = append(errs, validateProbes(c, path)...)
+			errs = append(errs, validateProbes(c, grace, path)...)
 		} else {
 			const msg = "may not be set for init containers without restartPolicy=Always"
 			if c.Lifecycle != nil {
@@ -244,11 +246,22 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 	return errs
 }
 
-// validateProbes is the apiserver's validation of a container's liveness, readiness and startup
-// probes: one handler, its port and path, non-negative numbers, a success threshold of 1 for
-// liveness and startup, no grace period for readiness. Lifecycle handlers are not validated.
-func validateProbes(c *corev1.Container, path *field.Path) field.ErrorList {
+// validateProbes is the apiserver's validation of a container's lifecycle hooks (one handler
+// each; a sleep within the grace period) and of its liveness, readiness and startup probes: one
+// handler, its port and path, non-negative numbers, a success threshold of 1 for liveness and
+// startup, no grace period for readiness.
+func validateProbes(c *corev1.Container, grace *int64, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if l := c.Lifecycle; l != nil {
+		for _, h := range []struct {
+			h    *corev1.LifecycleHandler
+			name string
+		}{{l.PostStart, "postStart"}, {l.PreStop, "preStop"}} {
+			if h.h != nil {
+				errs = append(errs, validateContainerHandler(containerHandler{h.h.Exec, h.h.HTTPGet, h.h.TCPSocket, nil, h.h.Sleep}, grace, path.Child("lifecycle", h.name))...)
+			}
+		}
+	}
 	for _, pr := range []struct {
 		p    *corev1.Probe
 		name string
@@ -257,7 +270,7 @@ func validateProbes(c *corev1.Container, path *field.Path) field.ErrorList {
 			continue
 		}
 		p, fp := pr.p, path.Child(pr.name)
-		errs = append(errs, validateProbeHandler(&p.ProbeHandler, fp)...)
+		errs = append(errs, validateContainerHandler(containerHandler{p.Exec, p.HTTPGet, p.TCPSocket, p.GRPC, nil}, grace, fp)...)
 		for _, n := range []struct {
 			v    int32
 			name string
@@ -278,9 +291,18 @@ func validateProbes(c *corev1.Container, path *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateProbeHandler is the apiserver's validateHandler for a probe: exactly one of exec,
-// httpGet, tcpSocket and grpc.
-func validateProbeHandler(h *corev1.ProbeHandler, fldPath *field.Path) field.ErrorList {
+// containerHandler is a probe's or a lifecycle hook's action (the apiserver's commonHandler).
+type containerHandler struct {
+	exec      *corev1.ExecAction
+	httpGet   *corev1.HTTPGetAction
+	tcpSocket *corev1.TCPSocketAction
+	grpc      *corev1.GRPCAction
+	sleep     *corev1.SleepAction
+}
+
+// validateContainerHandler is the apiserver's validateHandler: exactly one of exec, httpGet,
+// tcpSocket, grpc and sleep, each valid.
+func validateContainerHandler(h containerHandler, grace *int64, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	n := 0
 	one := func(set bool, name string, validate func() field.ErrorList) {
@@ -293,34 +315,41 @@ func validateProbeHandler(h *corev1.ProbeHandler, fldPath *field.Path) field.Err
 			errs = append(errs, validate()...)
 		}
 	}
-	one(h.Exec != nil, "exec", func() field.ErrorList {
-		if len(h.Exec.Command) == 0 {
+	one(h.exec != nil, "exec", func() field.ErrorList {
+		if len(h.exec.Command) == 0 {
 			return field.ErrorList{field.Required(fldPath.Child("exec", "command"), "")}
 		}
 		return nil
 	})
-	one(h.HTTPGet != nil, "httpGet", func() field.ErrorList {
+	one(h.httpGet != nil, "httpGet", func() field.ErrorList {
 		var errs field.ErrorList
 		p := fldPath.Child("httpGet")
-		if h.HTTPGet.Path == "" {
+		if h.httpGet.Path == "" {
 			errs = append(errs, field.Required(p.Child("path"), ""))
 		}
-		errs = append(errs, validatePortNumOrName(h.HTTPGet.Port, p.Child("port"))...)
-		if s := h.HTTPGet.Scheme; s != corev1.URISchemeHTTP && s != corev1.URISchemeHTTPS {
+		errs = append(errs, validatePortNumOrName(h.httpGet.Port, p.Child("port"))...)
+		if s := h.httpGet.Scheme; s != corev1.URISchemeHTTP && s != corev1.URISchemeHTTPS {
 			errs = append(errs, field.NotSupported(p.Child("scheme"), s, []corev1.URIScheme{corev1.URISchemeHTTP, corev1.URISchemeHTTPS}))
 		}
-		for _, hd := range h.HTTPGet.HTTPHeaders {
+		for _, hd := range h.httpGet.HTTPHeaders {
 			for _, msg := range validation.IsHTTPHeaderName(hd.Name) {
 				errs = append(errs, field.Invalid(p.Child("httpHeaders"), hd.Name, msg))
 			}
 		}
 		return errs
 	})
-	one(h.TCPSocket != nil, "tcpSocket", func() field.ErrorList {
-		return validatePortNumOrName(h.TCPSocket.Port, fldPath.Child("tcpSocket", "port"))
+	one(h.tcpSocket != nil, "tcpSocket", func() field.ErrorList {
+		return validatePortNumOrName(h.tcpSocket.Port, fldPath.Child("tcpSocket", "port"))
 	})
-	one(h.GRPC != nil, "grpc", func() field.ErrorList {
-		return validatePortNumOrName(intstr.FromInt32(h.GRPC.Port), fldPath.Child("grpc", "port"))
+	one(h.grpc != nil, "grpc", func() field.ErrorList {
+		return validatePortNumOrName(intstr.FromInt32(h.grpc.Port), fldPath.Child("grpc", "port"))
+	})
+	one(h.sleep != nil, "sleep", func() field.ErrorList {
+		if grace != nil && (h.sleep.Seconds < 0 || h.sleep.Seconds > *grace) {
+			return field.ErrorList{field.Invalid(fldPath.Child("sleep"), h.sleep.Seconds,
+				fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", *grace))}
+		}
+		return nil
 	})
 	if n == 0 {
 		errs = append(errs, field.Required(fldPath, "must specify a handler type"))

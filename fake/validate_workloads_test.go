@@ -101,6 +101,15 @@ func TestValidateWorkloadKind(t *testing.T) {
 		{name: "sidecar probe", obj: pod(func(s *corev1.PodSpec) {
 			s.InitContainers = []corev1.Container{{Name: "i", Image: "busybox", LivenessProbe: probe, RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}}
 		})},
+		{name: "lifecycle hooks", obj: pod(func(s *corev1.PodSpec) {
+			s.TerminationGracePeriodSeconds = ptr.To[int64](10)
+			s.Containers[0].Lifecycle = &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{},
+				PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 20}, Exec: &corev1.ExecAction{Command: []string{"x"}}}}
+		}), want: []string{"spec.containers[0].lifecycle.postStart: FieldValueRequired", "spec.containers[0].lifecycle.preStop.sleep: FieldValueForbidden"}},
+		{name: "preStop sleep beyond the grace period", obj: pod(func(s *corev1.PodSpec) {
+			s.TerminationGracePeriodSeconds = ptr.To[int64](10)
+			s.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 20}}}
+		}), want: []string{"spec.containers[0].lifecycle.preStop.sleep: FieldValueInvalid"}},
 		{name: "extended resource without limit", obj: pod(func(s *corev1.PodSpec) {
 			s.Containers[0].Resources.Requests = corev1.ResourceList{"example.com/gpu": resource.MustParse("1")}
 		}), want: []string{"spec.containers[0].resources.limits: FieldValueRequired"}},
