@@ -7,6 +7,7 @@ require (
 	github.com/google/gnostic-models v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/tidwall/gjson v1.20.2
 	go.uber.org/goleak v1.3.0
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af

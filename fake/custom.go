@@ -117,8 +117,9 @@ func contains(s []string, x string) bool {
 	return false
 }
 
-// validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, and a
-// custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place.
+// validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, a
+// custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place,
+// and the spec of pods and workloads (validate_workloads.go).
 func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
@@ -146,8 +147,9 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 			errs = append(errs, validateScaleReplicas(o.Object, sc.SpecReplicasPath)...)
 		}
 		return errs
+	default:
+		return validateWorkloadKind(obj, old)
 	}
-	return nil
 }
 
 // StorageVersionHash is discovery's hash of a resource's storage version: the first 8 bytes of

@@ -31,6 +31,11 @@ func applyDefaults(obj runtime.Object) {
 	case *apiextensionsv1.CustomResourceDefinition:
 		scheme.Scheme.Default(o) // apiextensions' registered defaults
 	case *corev1.Pod:
+		if g := o.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+			// A pod's, not a template's (reference/observed-validation-workloads.md, wl-pod /
+			// policies and grace period: -1 is not refused).
+			o.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
+		}
 		defaultPodSpec(&o.Spec)
 		if o.Spec.EnableServiceLinks == nil {
 			o.Spec.EnableServiceLinks = ptr.To(true)
@@ -67,6 +72,7 @@ func applyDefaults(obj runtime.Object) {
 	case *appsv1.DaemonSet:
 		defaultDaemonSet(o)
 	case *batchv1.Job:
+		defaultJobLabels(o)
 		defaultJobSpec(&o.Spec)
 		defaultPodSpec(&o.Spec.Template.Spec)
 	case *batchv1.CronJob:
@@ -99,6 +105,16 @@ func applyDefaults(obj runtime.Object) {
 		}
 	default:
 		applyMoreDefaults(obj)
+	}
+}
+
+// defaultJobLabels is the job defaulting of its labels: a job without labels gets its template's,
+// as the same map (SetDefaults_Job assigns it), so that the labels the job strategy adds to the
+// template later are the job's too. A template without labels when the request is decoded leaves
+// the job's empty until the apiserver reads the stored job back, after validation (createHeld).
+func defaultJobLabels(j *batchv1.Job) {
+	if j.Spec.Template.Labels != nil && len(j.Labels) == 0 {
+		j.Labels = j.Spec.Template.Labels
 	}
 }
 
@@ -281,7 +297,9 @@ func defaultContainer(c *corev1.Container, hostNetwork bool) {
 	}
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if tag := imageTag(c.Image); tag == "" || tag == "latest" {
+		// An image that does not parse (an empty one) has no tag, not "latest"
+		// (reference/observed-validation-workloads.md, wl-pod / update clears image).
+		if tag := imageTag(c.Image); c.Image != "" && (tag == "" || tag == "latest") {
 			c.ImagePullPolicy = corev1.PullAlways
 		}
 	}

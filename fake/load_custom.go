@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -106,10 +105,7 @@ func (s *Server) storeCustomSeed(sd customSeed) error {
 	if r.generation && m.GetGeneration() == 0 {
 		m.SetGeneration(1)
 	}
-	if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
-		return apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
-	}
-	if err := s.validate(contextBackground(), Create, r, d.obj, nil, m.GetName(), ""); err != nil {
+	if err := s.validate(contextBackground(), Create, r, d.obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
 		return err
 	}
 	unlock := s.lockObject(r, ns, m.GetName())

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -104,21 +103,6 @@ func admitNodeTaint(n *corev1.Node) {
 	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 }
 
-// bumpTemplateGeneration keeps a daemon set's template generation (the annotation apps/v1 holds it
-// in) and adds one when the update changes the pod template, whatever the request says of the
-// annotation (the apps strategy's PrepareForUpdate; reference/observed-defaults.md, defaults /
-// daemonset template change).
-func bumpTemplateGeneration(ds, old *appsv1.DaemonSet) {
-	gen, _ := strconv.ParseInt(old.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
-	if !equality.Semantic.DeepEqual(ds.Spec.Template, old.Spec.Template) {
-		gen++
-	}
-	if ds.Annotations == nil {
-		ds.Annotations = map[string]string{}
-	}
-	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
-}
-
 // setTemplateGeneration is a new daemon set's template generation, 1, which the apiserver's apps/v1
 // keeps in an annotation. Unlike the rest of the strategy, it is there before the field manager
 // records the create (reference/observed-defaults.md, defaults / daemonset: the creating manager
@@ -130,6 +114,20 @@ func setTemplateGeneration(ds *appsv1.DaemonSet) {
 	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = "1"
 }
 
+// nextTemplateGeneration is the daemon set strategy's PrepareForUpdate for the template
+// generation (kept in apps/v1 as an annotation): the stored one, plus one when the template
+// changes, whatever the request says.
+func nextTemplateGeneration(ds, old *appsv1.DaemonSet) {
+	gen, _ := strconv.ParseInt(old.Annotations[appsv1.DeprecatedTemplateGeneration], 10, 64)
+	if !equality.Semantic.DeepEqual(ds.Spec.Template, old.Spec.Template) {
+		gen++
+	}
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[appsv1.DeprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
+}
+
 // addFinalizer adds a finalizer an object does not have yet.
 func addFinalizer(m metav1Object, f string) {
 	if !slices.Contains(m.GetFinalizers(), f) {
@@ -138,9 +136,9 @@ func addFinalizer(m metav1Object, f string) {
 }
 
 // generateJobSelector is the job strategy's selector for a job without a manual one: its pods are
-// labelled with the job's uid and name (in the batch.kubernetes.io/ keys and the legacy ones), the
-// selector matches the uid, and a job without labels gets its pods' (the job's defaulting, which
-// runs before them in the apiserver and sees the template's labels once they are set).
+// labelled with the job's uid and name (in the batch.kubernetes.io/ keys and the legacy ones) and
+// the selector matches the uid. A job whose labels are its template's (defaultJobLabels) gets
+// them too.
 func generateJobSelector(j *batchv1.Job) {
 	if j.Spec.ManualSelector != nil && *j.Spec.ManualSelector {
 		return
@@ -157,9 +155,6 @@ func generateJobSelector(j *batchv1.Job) {
 	}
 	if j.Spec.Selector == nil {
 		j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{batchv1.ControllerUidLabel: uid}}
-	}
-	if len(j.Labels) == 0 {
-		j.Labels = maps.Clone(j.Spec.Template.Labels)
 	}
 }
 
@@ -207,6 +202,11 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 		nm, _ := meta.Accessor(obj)
 		om.SetResourceVersion(nm.GetResourceVersion())
 		om.SetManagedFields(nm.GetManagedFields())
+		if p, ok := out.(*corev1.Pod); ok && p.Status.QOSClass == "" {
+			// The QoS class is set on create and kept (reference/observed-validation-workloads.md,
+			// wl-pod / status update with an invalid spec in the body).
+			p.Status.QOSClass = old.(*corev1.Pod).Status.QOSClass
+		}
 		return out
 	}
 	if t.status && t.gvk.Kind != "Namespace" {
@@ -220,7 +220,7 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 	case *corev1.Service:
 		keepAllocated(o, old.(*corev1.Service))
 	case *appsv1.DaemonSet:
-		bumpTemplateGeneration(o, old.(*appsv1.DaemonSet))
+		nextTemplateGeneration(o, old.(*appsv1.DaemonSet))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if subresource != "finalize" {
@@ -301,12 +301,16 @@ func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
 }
 
 // nameValidator is the name rule of a resource's ObjectMeta validation: DNS-1123 subdomains for
-// most, DNS labels for namespaces and services, path segments for RBAC's.
+// most, DNS labels for namespaces, services and stateful sets, path segments for RBAC's.
 func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
 	switch {
 	case t.gvr.Group == "" && (t.gvr.Resource == "namespaces" || t.gvr.Resource == "services"):
 		// Services: DNS labels since RelaxedServiceNameValidation (observed-writes.md, create /
 		// service invalid name: "1svc" is accepted).
+		return apimachineryvalidation.NameIsDNSLabel
+	case t.gvr.Group == "apps" && t.gvr.Resource == "statefulsets":
+		// Its pods' hostnames are <name>-<ordinal> (reference/observed-validation-workloads.md,
+		// wl-statefulset / name with a dot).
 		return apimachineryvalidation.NameIsDNSLabel
 	case t.gvr.Group == "rbac.authorization.k8s.io":
 		return path.ValidatePathSegmentName

@@ -174,6 +174,19 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 			return nil, err
 		}
 	}
+	if p, ok := obj.(*corev1.Pod); ok && t.subresource == "" {
+		// The DefaultTolerationSeconds and Priority admission plugins admit updates too: a pod
+		// written without the tolerations, priority and preemption policy it got on create gets
+		// them again.
+		admitPodTolerations(p)
+		op := old.(*corev1.Pod)
+		if p.Spec.Priority == nil {
+			p.Spec.Priority = op.Spec.Priority
+		}
+		if p.Spec.PreemptionPolicy == nil {
+			p.Spec.PreemptionPolicy = op.Spec.PreemptionPolicy
+		}
+	}
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {
@@ -189,13 +202,11 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	if r.generation && t.subresource != "status" && specChanged(obj, old) {
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
-	// The ObjectMeta update validation includes "no new finalizers" once deletion started.
+	// The ObjectMeta update validation includes "no new finalizers" once deletion started; its
+	// causes and the kind's are one 422.
 	errs := validateMetaUpdate(m, om)
 	errs = append(errs, validateKindUpdate(r, obj, old)...)
-	if len(errs) > 0 {
-		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), t.name, errs)
-	}
-	if err := s.validate(contextBackground(), Update, r, obj, old, t.name, t.subresource); err != nil {
+	if err := s.validate(contextBackground(), Update, r, obj, old, t.name, t.subresource, errs); err != nil {
 		return nil, err
 	}
 	b, err := encodeStored(r.resourceType, obj)
@@ -225,15 +236,14 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	return commit(r, watchcache.Modified, obj, b, oldJSON)
 }
 
-// validateKindUpdate is the per-resource update validation the fake reproduces: a pod's spec may
-// change only in the fields the apiserver allows (reference/observed-writes.md, pods), a service's
-// cluster IP not at all (reference/observed-defaults.md).
+// validateKindUpdate is the per-resource update validation the fake reproduces that the
+// apiserver runs before the spec's (a pod's, after it, is validateWorkloadKind's): a service's
+// cluster IP may not change (reference/observed-defaults.md), a namespace's spec.finalizers must
+// be valid names (reference/observed-computed.md, finalize).
 func validateKindUpdate(r *served, obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		return validateNamespaceFinalizers(o)
-	case *corev1.Pod:
-		return validatePodSpecUpdate(o, old.(*corev1.Pod))
 	case *corev1.Service:
 		return validateServiceUpdate(o, old.(*corev1.Service))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -16,6 +17,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
@@ -168,17 +170,34 @@ func namespaceTerminating(b []byte) bool {
 	return gjson.GetBytes(b, "status.phase").String() == string(corev1.NamespaceTerminating)
 }
 
-// validate runs the per-kind validation and then the user's validation hook. subresource is the
-// written subresource ("" or "status").
-func (s *Server) validate(ctx context.Context, op Operation, r *served, obj, old runtime.Object, name, subresource string) error {
-	errs := s.validateKind(ctx, op, r, obj, old, subresource)
+// validate runs the per-kind validation after the ObjectMeta causes the caller found (metaErrs),
+// and then, when there are none, the user's validation hook. subresource is the written
+// subresource ("" or "status"). As the apiserver's validators, it answers one 422 with the
+// metadata causes first, then the kind's, each cause once: the apiserver validates some fields
+// twice and lists them once (reference/observed-validation-workloads.md, wl-pod / update clears
+// image and breaks a label).
+func (s *Server) validate(ctx context.Context, op Operation, r *served, obj, old runtime.Object, name, subresource string, metaErrs field.ErrorList) error {
+	errs := append(metaErrs, s.validateKind(ctx, op, r, obj, old, subresource)...)
 	if len(errs) == 0 && s.opts.Validate != nil {
 		errs = s.opts.Validate(op, r.gvr, obj, old)
 	}
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(r.gvk.GroupKind(), name, errs)
+		return apierrors.NewInvalid(r.gvk.GroupKind(), name, declarativeLast(obj, uniqueCauses(errs)))
 	}
 	return nil
+}
+
+// uniqueCauses drops the errors that repeat an earlier one (type, field, value and detail).
+func uniqueCauses(errs field.ErrorList) field.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0:0]
+	for _, e := range errs {
+		if k := e.Error(); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // create serves POST on a collection.
@@ -252,25 +271,19 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
+		obj, om := d.obj, m
 		if generated {
-			m.SetName(s.generateName(m.GetGenerateName()))
+			// Each attempt starts from the object as decoded, as the apiserver's retries do: an
+			// attempt's service allocation does not carry over.
+			obj = d.obj.DeepCopyObject()
+			om, _ = meta.Accessor(obj)
+			om.SetName(s.generateName(m.GetGenerateName()))
 		}
-		if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
-			return nil, nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
-		}
-		unlock := s.lockObject(r, m.GetNamespace(), m.GetName())
-		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
-		if err == nil && cur == nil {
-			b, err := s.createHeld(r, d.obj, m, dryRun(opts.DryRun))
-			unlock()
-			return b, warnings, err
-		}
+		unlock := s.lockObject(r, om.GetNamespace(), om.GetName())
+		b, err := s.createHeld(ctx, r, obj, om, dryRun(opts.DryRun), true)
 		unlock()
-		if err != nil {
-			return nil, nil, err
-		}
-		if !generated || attempt+1 >= generateNameAttempts {
-			return nil, nil, alreadyExists(r, m.GetName())
+		if !generated || !apierrors.IsAlreadyExists(err) || attempt+1 >= generateNameAttempts {
+			return b, warnings, err
 		}
 	}
 }
@@ -282,15 +295,14 @@ func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object,
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, err
 	}
-	if errs := validateMeta(r.resourceType, m); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
-	}
-	return s.createHeld(r, obj, m, dry)
+	return s.createHeld(ctx, r, obj, m, dry, false)
 }
 
-// createHeld validates and stores a new object whose name and namespace were admitted. The caller
-// holds the object's lock and saw no object of that name.
-func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
+// createHeld validates and stores a new object whose namespace was admitted, in the apiserver's
+// order: a service's allocation, then one 422 of ObjectMeta's and the kind's causes, then (when
+// checkExists; the caller may have looked already) the 409 of a name that exists. The caller holds
+// the object's lock.
+func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
 	if svc, ok := obj.(*corev1.Service); ok {
 		release, err := s.admitService(contextBackground(), r, svc)
 		if err != nil {
@@ -298,8 +310,22 @@ func (s *Server) createHeld(r *served, obj runtime.Object, m metav1Object, dry b
 		}
 		defer release()
 	}
-	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), ""); err != nil {
+	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
 		return nil, err
+	}
+	if j, ok := obj.(*batchv1.Job); ok {
+		// The apiserver answers with the job it stored, read back and defaulted again
+		// (reference/observed-defaults.md, job: the template's generated labels are the job's).
+		defaultJobLabels(j)
+	}
+	if checkExists {
+		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
+		if err != nil {
+			return nil, err
+		}
+		if cur != nil {
+			return nil, alreadyExists(r, m.GetName())
+		}
 	}
 	if dry {
 		return encodeStored(r.resourceType, obj)

@@ -1,0 +1,631 @@
+package fake
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+)
+
+// The apiserver's validation of a pod spec (pkg/apis/core/validation's ValidatePodSpec and the
+// container validation it calls), for the rules a controller's tests meet: containers and init
+// containers (names, images, ports, environment variable names and value sources, volume mounts,
+// resources, pull and termination message policies, restart policies, probes and lifecycle
+// hooks), volumes' names and their number of sources, the restart and DNS policies, the node
+// selector, the service account and node names, hostname and subdomain, and
+// activeDeadlineSeconds. The causes come in the apiserver's order
+// (reference/observed-validation-workloads.md). Not reproduced: volume sources' contents, stop
+// signals, security contexts, affinity, tolerations, topology spread, DNS config, host aliases,
+// resource claims, pod-level resources, OS-specific rules.
+
+// validatePodSpec validates a pod's spec or a pod template's, at fldPath.
+func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.TerminationGracePeriodSeconds == nil {
+		errs = append(errs, field.Required(fldPath.Child("terminationGracePeriodSeconds"), ""))
+	}
+	vols, verrs := validateVolumes(spec.Volumes, fldPath.Child("volumes"))
+	errs = append(errs, verrs...)
+	grace := spec.TerminationGracePeriodSeconds
+	errs = append(errs, validateContainers(spec.Containers, vols, grace, fldPath.Child("containers"))...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, grace, fldPath.Child("initContainers"))...)
+	errs = append(errs, validateEnum(spec.RestartPolicy, fldPath.Child("restartPolicy"),
+		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
+	errs = append(errs, validateEnum(spec.DNSPolicy, fldPath.Child("dnsPolicy"),
+		[]corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone})...)
+	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
+	if spec.ServiceAccountName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("serviceAccountName"), spec.ServiceAccountName, msg))
+		}
+	}
+	if spec.NodeName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.NodeName, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("nodeName"), spec.NodeName, msg))
+		}
+	}
+	if d := spec.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
+		errs = append(errs, field.Invalid(fldPath.Child("activeDeadlineSeconds"), *d, validation.InclusiveRangeError(1, math.MaxInt32)))
+	}
+	if spec.Hostname != "" {
+		errs = append(errs, validateDNSLabel(spec.Hostname, fldPath.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, validateDNSLabel(spec.Subdomain, fldPath.Child("subdomain"))...)
+	}
+	return errs
+}
+
+// validatePodTemplateSpec is the apiserver's ValidatePodTemplateSpec: the template's labels and
+// annotations, then its pod spec.
+func validatePodTemplateSpec(t *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
+	errs := metav1validation.ValidateLabels(t.Labels, fldPath.Child("labels"))
+	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fldPath.Child("annotations"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, fldPath.Child("spec"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return errs
+}
+
+// validatePodOnly is what the apiserver validates of a pod's spec beyond a template's
+// (validatePodMetadataAndSpec): a non-negative grace period, images without surrounding spaces.
+func validatePodOnly(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if g := spec.TerminationGracePeriodSeconds; g != nil {
+		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*g, fldPath.Child("terminationGracePeriodSeconds"))...)
+	}
+	for _, cs := range []struct {
+		list []corev1.Container
+		path *field.Path
+	}{{spec.Containers, fldPath.Child("containers")}, {spec.InitContainers, fldPath.Child("initContainers")}} {
+		for i, c := range cs.list {
+			if strings.TrimSpace(c.Image) != c.Image {
+				errs = append(errs, field.Invalid(cs.path.Index(i).Child("image"), c.Image, "must not have leading or trailing whitespace"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateEnum is a required field of one of the values given: Required when empty, Unsupported
+// otherwise.
+func validateEnum[T ~string](v T, fldPath *field.Path, valid []T) field.ErrorList {
+	switch {
+	case slices.Contains(valid, v):
+		return nil
+	case v == "":
+		return field.ErrorList{field.Required(fldPath, "")}
+	default:
+		return field.ErrorList{field.NotSupported(fldPath, v, valid)}
+	}
+}
+
+// validateDNSLabel is the apiserver's ValidateDNS1123Label.
+func validateDNSLabel(v string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(v) {
+		errs = append(errs, field.Invalid(fldPath, v, msg))
+	}
+	return errs
+}
+
+// validateVolumes checks the volumes' names (required, DNS labels, unique) and returns the names
+// of the valid ones, which volume mounts may refer to.
+func validateVolumes(vols []corev1.Volume, fldPath *field.Path) (sets.Set[string], field.ErrorList) {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, v := range vols {
+		namePath := fldPath.Index(i).Child("name")
+		el := validateVolumeSources(&v.VolumeSource, fldPath.Index(i))
+		if v.Name == "" {
+			el = append(el, field.Required(namePath, ""))
+		} else {
+			el = append(el, validateDNSLabel(v.Name, namePath)...)
+		}
+		if names.Has(v.Name) {
+			el = append(el, field.Duplicate(namePath, v.Name))
+		}
+		if len(el) == 0 {
+			names.Insert(v.Name)
+		}
+		errs = append(errs, el...)
+	}
+	return names, errs
+}
+
+// validateVolumeSources is the apiserver's count of a volume's sources: exactly one, the extra
+// ones reported in its order and by its names (downwarAPI and storageos are its spellings).
+// The sources' contents are not validated.
+func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	for _, src := range []struct {
+		set  bool
+		name string
+	}{
+		{v.EmptyDir != nil, "emptyDir"}, {v.HostPath != nil, "hostPath"}, {v.GitRepo != nil, "gitRepo"},
+		{v.GCEPersistentDisk != nil, "gcePersistentDisk"}, {v.AWSElasticBlockStore != nil, "awsElasticBlockStore"},
+		{v.Secret != nil, "secret"}, {v.NFS != nil, "nfs"}, {v.ISCSI != nil, "iscsi"}, {v.Glusterfs != nil, "glusterfs"},
+		{v.Flocker != nil, "flocker"}, {v.PersistentVolumeClaim != nil, "persistentVolumeClaim"}, {v.RBD != nil, "rbd"},
+		{v.Cinder != nil, "cinder"}, {v.CephFS != nil, "cephFS"}, {v.Quobyte != nil, "quobyte"},
+		{v.DownwardAPI != nil, "downwarAPI"}, {v.FC != nil, "fc"}, {v.FlexVolume != nil, "flexVolume"},
+		{v.ConfigMap != nil, "configMap"}, {v.AzureFile != nil, "azureFile"}, {v.VsphereVolume != nil, "vsphereVolume"},
+		{v.PhotonPersistentDisk != nil, "photonPersistentDisk"}, {v.PortworxVolume != nil, "portworxVolume"},
+		{v.AzureDisk != nil, "azureDisk"}, {v.StorageOS != nil, "storageos"}, {v.Projected != nil, "projected"},
+		{v.ScaleIO != nil, "scaleIO"}, {v.CSI != nil, "csi"}, {v.Ephemeral != nil, "ephemeral"}, {v.Image != nil, "image"},
+	} {
+		switch {
+		case !src.set:
+		case n > 0:
+			errs = append(errs, field.Forbidden(fldPath.Child(src.name), "may not specify more than 1 volume type"))
+		default:
+			n++
+		}
+	}
+	if n == 0 {
+		errs = append(errs, field.Required(fldPath, "must specify a volume type"))
+	}
+	return errs
+}
+
+// validateContainers is the apiserver's validateContainers: at least one, each valid, names
+// unique.
+func validateContainers(cs []corev1.Container, vols sets.Set[string], grace *int64, fldPath *field.Path) field.ErrorList {
+	if len(cs) == 0 {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range cs {
+		path := fldPath.Index(i)
+		errs = append(errs, validateContainer(&cs[i], vols, path)...)
+		if names.Has(cs[i].Name) {
+			errs = append(errs, field.Duplicate(path.Child("name"), cs[i].Name))
+		} else {
+			names.Insert(cs[i].Name)
+		}
+		errs = append(errs, validateProbes(&cs[i], grace, path)...)
+		errs = append(errs, validateContainerRestartPolicy(cs[i].RestartPolicy, cs[i].RestartPolicyRules, path)...)
+	}
+	return errs
+}
+
+// validateInitContainers is the apiserver's validateInitContainers: each valid, names unique
+// among init and regular containers, probes and lifecycle only for restartable (sidecar) ones.
+func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string], grace *int64, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for _, c := range regular {
+		names.Insert(c.Name)
+	}
+	for i := range cs {
+		c := &cs[i]
+		path := fldPath.Index(i)
+		errs = append(errs, validateContainer(c, vols, path)...)
+		sidecar := ptr.Deref(c.RestartPolicy, "") == corev1.ContainerRestartPolicyAlways
+		switch {
+		case sidecar && len(c.RestartPolicyRules) > 0:
+			errs = append(errs, field.Forbidden(path.Child("restartPolicyRules"), "restartPolicyRules are not allowed for init containers with restart policy Always"))
+		case !sidecar:
+			errs = append(errs, validateContainerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, path)...)
+		}
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(path.Child("name"), c.Name))
+		} else if c.Name != "" {
+			names.Insert(c.Name)
+		}
+		if sidecar {
+			errs = append(errs, validateProbes(c, grace, path)...)
+		} else {
+			const msg = "may not be set for init containers without restartPolicy=Always"
+			if c.Lifecycle != nil {
+				errs = append(errs, field.Forbidden(path.Child("lifecycle"), msg))
+			}
+			if c.LivenessProbe != nil {
+				errs = append(errs, field.Forbidden(path.Child("livenessProbe"), msg))
+			}
+			if c.ReadinessProbe != nil {
+				errs = append(errs, field.Forbidden(path.Child("readinessProbe"), msg))
+			}
+			if c.StartupProbe != nil {
+				errs = append(errs, field.Forbidden(path.Child("startupProbe"), msg))
+			}
+		}
+	}
+	return errs
+}
+
+// validateProbes is the apiserver's validation of a container's lifecycle hooks (one handler
+// each; a sleep within the grace period) and of its liveness, readiness and startup probes: one
+// handler, its port and path, non-negative numbers, a success threshold of 1 for liveness and
+// startup, no grace period for readiness.
+func validateProbes(c *corev1.Container, grace *int64, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if l := c.Lifecycle; l != nil {
+		for _, h := range []struct {
+			h    *corev1.LifecycleHandler
+			name string
+		}{{l.PostStart, "postStart"}, {l.PreStop, "preStop"}} {
+			if h.h != nil {
+				errs = append(errs, validateContainerHandler(containerHandler{h.h.Exec, h.h.HTTPGet, h.h.TCPSocket, nil, h.h.Sleep}, grace, path.Child("lifecycle", h.name))...)
+			}
+		}
+	}
+	for _, pr := range []struct {
+		p    *corev1.Probe
+		name string
+	}{{c.LivenessProbe, "livenessProbe"}, {c.ReadinessProbe, "readinessProbe"}, {c.StartupProbe, "startupProbe"}} {
+		if pr.p == nil {
+			continue
+		}
+		p, fp := pr.p, path.Child(pr.name)
+		errs = append(errs, validateContainerHandler(containerHandler{p.Exec, p.HTTPGet, p.TCPSocket, p.GRPC, nil}, grace, fp)...)
+		for _, n := range []struct {
+			v    int32
+			name string
+		}{{p.InitialDelaySeconds, "initialDelaySeconds"}, {p.TimeoutSeconds, "timeoutSeconds"}, {p.PeriodSeconds, "periodSeconds"},
+			{p.SuccessThreshold, "successThreshold"}, {p.FailureThreshold, "failureThreshold"}} {
+			errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(int64(n.v), fp.Child(n.name))...)
+		}
+		if g := p.TerminationGracePeriodSeconds; g != nil && *g <= 0 {
+			errs = append(errs, field.Invalid(fp.Child("terminationGracePeriodSeconds"), *g, "must be greater than 0"))
+		}
+		switch {
+		case pr.name != "readinessProbe" && p.SuccessThreshold != 1:
+			errs = append(errs, field.Invalid(fp.Child("successThreshold"), p.SuccessThreshold, "must be 1"))
+		case pr.name == "readinessProbe" && p.TerminationGracePeriodSeconds != nil:
+			errs = append(errs, field.Invalid(fp.Child("terminationGracePeriodSeconds"), p.TerminationGracePeriodSeconds, "must not be set for readinessProbes"))
+		}
+	}
+	return errs
+}
+
+// containerHandler is a probe's or a lifecycle hook's action (the apiserver's commonHandler).
+type containerHandler struct {
+	exec      *corev1.ExecAction
+	httpGet   *corev1.HTTPGetAction
+	tcpSocket *corev1.TCPSocketAction
+	grpc      *corev1.GRPCAction
+	sleep     *corev1.SleepAction
+}
+
+// validateContainerHandler is the apiserver's validateHandler: exactly one of exec, httpGet,
+// tcpSocket, grpc and sleep, each valid.
+func validateContainerHandler(h containerHandler, grace *int64, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	one := func(set bool, name string, validate func() field.ErrorList) {
+		switch {
+		case !set:
+		case n > 0:
+			errs = append(errs, field.Forbidden(fldPath.Child(name), "may not specify more than 1 handler type"))
+		default:
+			n++
+			errs = append(errs, validate()...)
+		}
+	}
+	one(h.exec != nil, "exec", func() field.ErrorList {
+		if len(h.exec.Command) == 0 {
+			return field.ErrorList{field.Required(fldPath.Child("exec", "command"), "")}
+		}
+		return nil
+	})
+	one(h.httpGet != nil, "httpGet", func() field.ErrorList {
+		var errs field.ErrorList
+		p := fldPath.Child("httpGet")
+		if h.httpGet.Path == "" {
+			errs = append(errs, field.Required(p.Child("path"), ""))
+		}
+		errs = append(errs, validatePortNumOrName(h.httpGet.Port, p.Child("port"))...)
+		if s := h.httpGet.Scheme; s != corev1.URISchemeHTTP && s != corev1.URISchemeHTTPS {
+			errs = append(errs, field.NotSupported(p.Child("scheme"), s, []corev1.URIScheme{corev1.URISchemeHTTP, corev1.URISchemeHTTPS}))
+		}
+		for _, hd := range h.httpGet.HTTPHeaders {
+			for _, msg := range validation.IsHTTPHeaderName(hd.Name) {
+				errs = append(errs, field.Invalid(p.Child("httpHeaders"), hd.Name, msg))
+			}
+		}
+		return errs
+	})
+	one(h.tcpSocket != nil, "tcpSocket", func() field.ErrorList {
+		return validatePortNumOrName(h.tcpSocket.Port, fldPath.Child("tcpSocket", "port"))
+	})
+	one(h.grpc != nil, "grpc", func() field.ErrorList {
+		return validatePortNumOrName(intstr.FromInt32(h.grpc.Port), fldPath.Child("grpc", "port"))
+	})
+	one(h.sleep != nil, "sleep", func() field.ErrorList {
+		if grace != nil && (h.sleep.Seconds < 0 || h.sleep.Seconds > *grace) {
+			return field.ErrorList{field.Invalid(fldPath.Child("sleep"), h.sleep.Seconds,
+				fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", *grace))}
+		}
+		return nil
+	})
+	if n == 0 {
+		errs = append(errs, field.Required(fldPath, "must specify a handler type"))
+	}
+	return errs
+}
+
+// validatePortNumOrName is the apiserver's ValidatePortNumOrName.
+func validatePortNumOrName(port intstr.IntOrString, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if port.Type == intstr.String {
+		for _, msg := range validation.IsValidPortName(port.StrVal) {
+			errs = append(errs, field.Invalid(fldPath, port.StrVal, msg))
+		}
+		return errs
+	}
+	for _, msg := range validation.IsValidPortNum(port.IntValue()) {
+		errs = append(errs, field.Invalid(fldPath, port.IntValue(), msg))
+	}
+	return errs
+}
+
+// validateContainerRestartPolicy is the apiserver's validateContainerRestartPolicy with
+// ContainerRestartRules on (a container may set its own restart policy), for the policy: one of
+// Always, Never, OnFailure, and required by restart rules.
+func validateContainerRestartPolicy(p *corev1.ContainerRestartPolicy, rules []corev1.ContainerRestartRule, path *field.Path) field.ErrorList {
+	switch {
+	case p == nil && len(rules) > 0:
+		return field.ErrorList{field.Required(path.Child("restartPolicy"), "must specify restartPolicy when restart rules are used")}
+	case p == nil:
+		return nil
+	}
+	// Sorted, as the apiserver lists them.
+	valid := []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure}
+	if !slices.Contains(valid, *p) {
+		return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *p, valid)}
+	}
+	return nil
+}
+
+// validateContainer is the apiserver's validateContainerCommon, for the rules listed at the top
+// of this file.
+func validateContainer(c *corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), ""))
+	} else {
+		errs = append(errs, validateDNSLabel(c.Name, path.Child("name"))...)
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(path.Child("image"), ""))
+	}
+	errs = append(errs, validateEnum(c.TerminationMessagePolicy, path.Child("terminationMessagePolicy"),
+		[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError})...)
+	errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
+	errs = append(errs, validateEnvNames(c.Env, path.Child("env"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, path.Child("volumeMounts"))...)
+	errs = append(errs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
+	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	return errs
+}
+
+// validatePullPolicy: the apiserver lists the supported values sorted (Always, IfNotPresent,
+// Never).
+func validatePullPolicy(p corev1.PullPolicy, fldPath *field.Path) field.ErrorList {
+	return validateEnum(p, fldPath, []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever})
+}
+
+// validateContainerPorts is the apiserver's validateContainerPorts.
+func validateContainerPorts(ports []corev1.ContainerPort, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, p := range ports {
+		path := fldPath.Index(i)
+		if p.Name != "" {
+			if msgs := validation.IsValidPortName(p.Name); len(msgs) > 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(path.Child("name"), p.Name, msg))
+				}
+			} else if names.Has(p.Name) {
+				errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
+			} else {
+				names.Insert(p.Name)
+			}
+		}
+		if p.ContainerPort == 0 {
+			errs = append(errs, field.Required(path.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(p.ContainerPort)) {
+				errs = append(errs, field.Invalid(path.Child("containerPort"), p.ContainerPort, msg))
+			}
+		}
+		if p.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(p.HostPort)) {
+				errs = append(errs, field.Invalid(path.Child("hostPort"), p.HostPort, msg))
+			}
+		}
+		// The supported protocols, sorted as the apiserver lists them.
+		errs = append(errs, validateEnum(p.Protocol, path.Child("protocol"), []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP})...)
+	}
+	return errs
+}
+
+// validateEnvNames checks environment variable names with the relaxed rule the apiserver applies
+// since RelaxedEnvironmentVariableValidation went GA (printable ASCII without '='), and the
+// number of their value's sources.
+func validateEnvNames(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range env {
+		path := fldPath.Index(i).Child("name")
+		if e.Name == "" {
+			errs = append(errs, field.Required(path, ""))
+		} else {
+			for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+				errs = append(errs, field.Invalid(path, e.Name, msg))
+			}
+		}
+		errs = append(errs, validateEnvValueFrom(e, fldPath.Index(i).Child("valueFrom"))...)
+	}
+	return errs
+}
+
+// validateEnvValueFrom is the apiserver's validateEnvVarValueFrom for the number of sources: one,
+// and none with a value.
+func validateEnvValueFrom(e corev1.EnvVar, fldPath *field.Path) field.ErrorList {
+	vf := e.ValueFrom
+	if vf == nil {
+		return nil
+	}
+	n := 0
+	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil, vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return field.ErrorList{field.Invalid(fldPath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`")}
+	case e.Value != "":
+		return field.ErrorList{field.Invalid(fldPath, "", "may not be specified when `value` is not empty")}
+	case n > 1:
+		return field.ErrorList{field.Invalid(fldPath, "", "may not have more than one field specified at a time")}
+	}
+	return nil
+}
+
+// validateVolumeMounts is the apiserver's ValidateVolumeMounts for names, mount paths and their
+// uniqueness.
+func validateVolumeMounts(mounts []corev1.VolumeMount, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths := sets.New[string]()
+	for i, m := range mounts {
+		path := fldPath.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		}
+		if !vols.Has(m.Name) {
+			errs = append(errs, field.NotFound(path.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(path.Child("mountPath"), ""))
+		}
+		if paths.Has(m.MountPath) {
+			errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths.Insert(m.MountPath)
+		if m.SubPath != "" && m.SubPathExpr != "" {
+			errs = append(errs, field.Invalid(path.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		}
+	}
+	return errs
+}
+
+// overcommitForbidden reports whether a resource's request must equal its limit: hugepages and
+// extended resources (names with a domain other than kubernetes.io's), as the apiserver's
+// IsOvercommitAllowed.
+func overcommitForbidden(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) || (strings.Contains(n, "/") && !strings.Contains(n, corev1.ResourceDefaultNamespacePrefix))
+}
+
+// standardContainerResources are the unprefixed resource names a container may request (and
+// hugepages-<size>).
+var standardContainerResources = sets.New(corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage)
+
+// standardResources are the apiserver's standard resource names (and hugepages-<size>,
+// requests.hugepages-<size>).
+var standardResources = sets.New[corev1.ResourceName]("cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+	"requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services",
+	"replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "requests.storage",
+	"services.nodeports", "services.loadbalancers")
+
+// validateResources is the apiserver's validateResourceRequirements for a container: valid
+// names, non-negative quantities, requests no greater than limits (equal for resources that may
+// not be overcommitted), hugepages only with cpu or memory. The apiserver walks the maps in Go's random order: with more than one
+// error its causes come in any order, and so do the fake's (sorted here for stable tests).
+func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limPath, reqPath := fldPath.Child("limits"), fldPath.Child("requests")
+	for _, name := range sortedResourceNames(r.Limits) {
+		q := r.Limits[name]
+		path := limPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, path)...)
+		errs = append(errs, validateQuantity(q, path)...)
+	}
+	hugepages, cpuOrMemory := false, false
+	for _, l := range []corev1.ResourceList{r.Limits, r.Requests} {
+		for name := range l {
+			hugepages = hugepages || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+			cpuOrMemory = cpuOrMemory || name == corev1.ResourceCPU || name == corev1.ResourceMemory
+		}
+	}
+	for _, name := range sortedResourceNames(r.Requests) {
+		q := r.Requests[name]
+		path := reqPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, path)...)
+		errs = append(errs, validateQuantity(q, path)...)
+		lim, ok := r.Limits[name]
+		switch {
+		case ok && q.Cmp(lim) != 0 && overcommitForbidden(name):
+			errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
+		case ok && q.Cmp(lim) > 0:
+			errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+		case !ok && overcommitForbidden(name):
+			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+		}
+	}
+	if hugepages && !cpuOrMemory {
+		errs = append(errs, field.Forbidden(fldPath, "HugePages require cpu or memory"))
+	}
+	return errs
+}
+
+// sortedResourceNames are a resource list's names in order.
+func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l))
+	for n := range l {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// validateContainerResourceName is the apiserver's ValidateContainerResourceName: a qualified
+// name; an unprefixed one a standard resource for containers, a prefixed one outside
+// kubernetes.io an extended resource name.
+func validateContainerResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(string(name)) {
+		errs = append(errs, field.Invalid(fldPath, name, msg))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	n := string(name)
+	hugepages := strings.HasPrefix(n, corev1.ResourceHugePagesPrefix)
+	switch {
+	case !strings.Contains(n, "/"):
+		if !standardResources.Has(name) && !hugepages && !strings.HasPrefix(n, corev1.ResourceRequestsHugePagesPrefix) {
+			errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource type or fully qualified"))
+		}
+		if !standardContainerResources.Has(name) && !hugepages {
+			errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource for containers"))
+		}
+	case !strings.Contains(n, corev1.ResourceDefaultNamespacePrefix):
+		if strings.HasPrefix(n, corev1.DefaultResourceRequestsPrefix) || len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+n)) > 0 {
+			errs = append(errs, field.Invalid(fldPath, name, "doesn't follow extended resource name standard"))
+		}
+	}
+	return errs
+}
+
+// validateQuantity is the apiserver's ValidateNonnegativeQuantity.
+func validateQuantity(q resource.Quantity, fldPath *field.Path) field.ErrorList {
+	if q.Sign() < 0 {
+		return field.ErrorList{field.Invalid(fldPath, q.String(), "must be greater than or equal to 0")}
+	}
+	return nil
+}
