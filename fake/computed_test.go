@@ -2,8 +2,12 @@ package fake_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -79,5 +83,52 @@ func TestBindAndEvictThroughClientGo(t *testing.T) {
 	}
 	if at, ok := after.Status.DisruptedPods["web"]; after.Status.DisruptionsAllowed != 0 || !ok || at.IsZero() {
 		t.Fatalf("budget after the eviction: %+v", after.Status)
+	}
+}
+
+// TestCreateTokenThroughClientGo asks for a service account's token as `kubectl create token`
+// does (client-go's CreateToken, protobuf): the token is a JWT whose claims name the account, its
+// audiences and an expiry the answer's status gives.
+func TestCreateTokenThroughClientGo(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{})
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ctx := context.Background()
+	sa, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, "builder", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"vault"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(tr.Status.Token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("token %q is not a JWT", tr.Status.Token)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims struct {
+		Aud []string
+		Exp int64
+		Sub string
+		K8s struct {
+			Serviceaccount struct{ Name, UID string }
+		} `json:"kubernetes.io"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		t.Fatal(err)
+	}
+	if claims.Sub != "system:serviceaccount:default:builder" || len(claims.Aud) != 1 || claims.Aud[0] != "vault" ||
+		claims.K8s.Serviceaccount.UID != string(sa.UID) || claims.Exp != tr.Status.ExpirationTimestamp.Unix() {
+		t.Fatalf("claims %+v, status %+v", claims, tr.Status)
+	}
+	if tr.Spec.ExpirationSeconds == nil || *tr.Spec.ExpirationSeconds != 3600 {
+		t.Fatalf("expirationSeconds %v, want the default 3600", tr.Spec.ExpirationSeconds)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, "nobody", &authenticationv1.TokenRequest{}, metav1.CreateOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("token of a missing account: %v, want 404", err)
 	}
 }

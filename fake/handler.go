@@ -79,6 +79,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		t, ok = target{res: s.servedGR(podsGR), namespace: ns, subresource: "binding"}, true
 	}
 	podWrite := ok && t.res.gvr.GroupResource() == podsGR && t.res.custom == nil && (t.subresource == "binding" || t.subresource == "eviction")
+	tokenWrite := ok && t.res.gvr.GroupResource() == serviceAccountsGR && t.subresource == "token"
 	if !ok && s.namespacedPathOfClusterCustom(r.URL.Path) {
 		http.NotFound(w, r) // the apiserver's CR handler: a plain-text 404
 		return
@@ -87,7 +88,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, customNotFound(t))
 		return
 	}
-	if !ok || (read && t.subresource == "" && !podWrite) {
+	if !ok || (read && t.subresource == "" && !podWrite && !tokenWrite) {
 		s.api.ServeHTTP(w, r)
 		return
 	}
@@ -112,6 +113,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if podWrite {
 		s.servePodWrite(w, r, t.namespace, t.name, t.subresource)
+		return
+	}
+	if t.subresource == "token" && t.res.gvr.GroupResource() == serviceAccountsGR && t.res.custom == nil {
+		s.serveToken(w, r, t)
 		return
 	}
 	if t.subresource == "scale" && t.res.custom != nil && t.res.scale {

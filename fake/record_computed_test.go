@@ -105,6 +105,20 @@ var computedCases = []writeCase{
 		{Name: "finalize empties", Method: "PUT", Path: "/api/v1/namespaces/fin-{ns}/finalize", Body: `{"metadata":{"name":"fin-{ns}"},"spec":{"finalizers":[]}}`},
 		{Name: "gone", Method: "GET", Path: "/api/v1/namespaces/fin-{ns}"},
 	}},
+	{Name: "token", Steps: []writeStep{
+		nsStep(),
+		{Name: "serviceaccount", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts", Body: `{"metadata":{"name":"sa1"}}`},
+		{Name: "token", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}`},
+		{Name: "token with audiences and expiry", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"name":"sa1"},"spec":{"audiences":["a","b"],"expirationSeconds":7200}}`},
+		{Name: "token too short", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":60}}`},
+		{Name: "token name mismatch", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"name":"other"},"spec":{}}`},
+		{Name: "token namespace mismatch", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"namespace":"other"},"spec":{}}`},
+		{Name: "token of a missing account", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/nope/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}`},
+		{Name: "token dryRun", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token?dryRun=All", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}`},
+		{Name: "token GET", Method: "GET", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token"},
+		{Name: "token bad body", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"spec":`},
+		{Name: "token bound to a missing pod", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"p"}}}`},
+	}},
 }
 
 const observedComputedFile = "testdata/observed-computed.json"
@@ -185,8 +199,8 @@ func TestObservedComputed(t *testing.T) {
 }
 
 // maskWriteTimes replaces, in an answer, the times a server stamps on a write it makes itself —
-// conditions' lastTransitionTime and the values of a PodDisruptionBudget's disruptedPods — with
-// a placeholder.
+// conditions' lastTransitionTime, the values of a PodDisruptionBudget's disruptedPods, a token's
+// expiry — and a token (signed by another key) with a placeholder.
 func maskWriteTimes(resp json.RawMessage) json.RawMessage {
 	var v any
 	if json.Unmarshal(resp, &v) != nil {
@@ -208,8 +222,11 @@ func maskWriteTimes(resp json.RawMessage) json.RawMessage {
 				x[i] = mask(e, key)
 			}
 		case string:
-			if key == "lastTransitionTime" {
+			switch key {
+			case "lastTransitionTime", "expirationTimestamp":
 				return "<time>"
+			case "token":
+				return "<token>"
 			}
 		}
 		return v

@@ -323,6 +323,10 @@ func resourceInfo(t *resourceType) kubeapi.ResourceInfo {
 	if t.gvr.GroupResource() == namespacesGR {
 		info.Subresources = append(info.Subresources, metav1.APIResource{Name: "namespaces/finalize", Kind: "Namespace", Verbs: []string{"update"}})
 	}
+	if t.gvr.GroupResource() == serviceAccountsGR {
+		info.Subresources = append(info.Subresources, metav1.APIResource{Name: "serviceaccounts/token", Namespaced: true,
+			Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: []string{"create"}})
+	}
 	if t.gvr.GroupResource() == podsGR {
 		// The writes the apiserver computes for a pod (computed.go).
 		info.Subresources = append(info.Subresources,
