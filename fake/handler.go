@@ -75,8 +75,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	t, ok := s.parsePath(r.URL.Path)
 	if ns, isBindings := bindingsPath(r.URL.Path); isBindings {
-		// The bindings collection: the pods' binding subresource under another name.
-		t, ok = target{res: s.servedGR(podsGR), namespace: ns, subresource: "binding"}, true
+		if pods := s.servedGR(podsGR); pods != nil {
+			// The bindings collection: the pods' binding subresource under another name.
+			t, ok = target{res: pods, namespace: ns, subresource: "binding"}, true
+		}
 	}
 	podWrite := ok && t.res.gvr.GroupResource() == podsGR && t.res.custom == nil && (t.subresource == "binding" || t.subresource == "eviction")
 	tokenWrite := ok && t.res.gvr.GroupResource() == serviceAccountsGR && t.subresource == "token"
