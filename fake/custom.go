@@ -117,8 +117,9 @@ func contains(s []string, x string) bool {
 	return false
 }
 
-// validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, and a
-// custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place.
+// validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, a
+// custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place,
+// and the spec rules of the built-in kinds that validateCoreKind knows.
 func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
@@ -146,6 +147,10 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 			errs = append(errs, validateScaleReplicas(o.Object, sc.SpecReplicasPath)...)
 		}
 		return errs
+	default:
+		if subresource == "" {
+			return validateCoreKind(obj, old)
+		}
 	}
 	return nil
 }

@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -21,7 +23,8 @@ import (
 // are recorded in reference/observed-writes.md and reference/observed-defaults.md: pods and pod
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
-// replication controllers, network policies, secrets, persistent volumes and their claims. The
+// replication controllers, network policies, secrets, persistent volumes and their claims, role
+// bindings and horizontal pod autoscalers (reference/observed-validation-core.md). The
 // apiserver defaults every object it decodes from a request (create, update, and the result of a
 // patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
@@ -82,6 +85,12 @@ func applyDefaults(obj runtime.Object) {
 		}
 	case *corev1.PersistentVolumeClaim:
 		defaultClaimSpec(&o.Spec)
+	case *rbacv1.RoleBinding:
+		defaultBinding(&o.RoleRef, o.Subjects)
+	case *rbacv1.ClusterRoleBinding:
+		defaultBinding(&o.RoleRef, o.Subjects)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		defaultHPA(&o.Spec)
 	case *corev1.PersistentVolume:
 		if o.Spec.PersistentVolumeReclaimPolicy == "" {
 			o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
@@ -92,6 +101,36 @@ func applyDefaults(obj runtime.Object) {
 		if o.Spec.HostPath != nil && o.Spec.HostPath.Type == nil {
 			o.Spec.HostPath.Type = ptr.To(corev1.HostPathUnset)
 		}
+	}
+}
+
+// defaultBinding is rbac/v1's defaulting of a binding: the role's API group, and each subject's
+// (RBAC's for users and groups, none for service accounts).
+func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
+	if ref.APIGroup == "" {
+		ref.APIGroup = rbacv1.GroupName
+	}
+	for i := range subjects {
+		if s := &subjects[i]; s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == rbacv1.GroupKind) {
+			s.APIGroup = rbacv1.GroupName
+		}
+	}
+}
+
+// defaultHPA is autoscaling/v2's defaulting of an autoscaler without its behavior's policies:
+// one replica at least, and a target of 80% CPU utilization when no metric is given.
+func defaultHPA(spec *autoscalingv2.HorizontalPodAutoscalerSpec) {
+	if spec.MinReplicas == nil {
+		spec.MinReplicas = ptr.To[int32](1)
+	}
+	if len(spec.Metrics) == 0 {
+		spec.Metrics = []autoscalingv2.MetricSpec{{
+			Type: autoscalingv2.ResourceMetricSourceType,
+			Resource: &autoscalingv2.ResourceMetricSource{
+				Name:   corev1.ResourceCPU,
+				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](80)},
+			},
+		}}
 	}
 }
 
