@@ -1,0 +1,154 @@
+package fake
+
+import (
+	"strings"
+	"testing"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+)
+
+// causes renders an error list as the apiserver's Status lists them, one "field: detail" each.
+func causes(errs field.ErrorList) string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestIntOrPercent(t *testing.T) {
+	for _, c := range []struct {
+		v    intstr.IntOrString
+		want string
+	}{
+		{intstr.FromInt32(0), ""},
+		{intstr.FromInt32(3), ""},
+		{intstr.FromInt32(-1), "p: Invalid value: -1: must be greater than or equal to 0"},
+		{intstr.FromString("100%"), ""},
+		{intstr.FromString("101%"), `p: Invalid value: "101%": must not be greater than 100%`},
+		{intstr.FromString("half"), `p: Invalid value: "half": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`},
+	} {
+		p := field.NewPath("p")
+		errs := append(positiveIntOrPercent(c.v, p), notMoreThan100Percent(c.v, p)...)
+		if got := causes(errs); got != c.want {
+			t.Errorf("%s: %q, want %q", c.v.String(), got, c.want)
+		}
+	}
+}
+
+func TestPortNumOrName(t *testing.T) {
+	for _, c := range []struct {
+		v    intstr.IntOrString
+		want string
+	}{
+		{intstr.FromInt32(8080), ""},
+		{intstr.FromInt32(0), "p: Invalid value: 0: must be between 1 and 65535, inclusive"},
+		{intstr.FromString("http"), ""},
+		{intstr.FromString("Bad_Name"), `p: Invalid value: "Bad_Name": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`},
+	} {
+		if got := causes(portNumOrName(c.v, field.NewPath("p"))); got != c.want {
+			t.Errorf("%s: %q, want %q", c.v.String(), got, c.want)
+		}
+	}
+}
+
+// TestValidateRules pins the order of the causes: the handwritten ones, then the declarative
+// required verbs (reference/observed-validation-core.md, core-rbac).
+func TestValidateRules(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		rules      []rbacv1.PolicyRule
+		namespaced bool
+		want       string
+	}{
+		{"resource rule", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, true, ""},
+		{"no verbs", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}}}, true, "rules[0].verbs: Required value"},
+		{"URLs in a role", []rbacv1.PolicyRule{{NonResourceURLs: []string{"/x"}, Verbs: []string{"get"}}}, true,
+			`rules[0].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs`},
+		{"URLs and resources, no verbs", []rbacv1.PolicyRule{{NonResourceURLs: []string{"/x"}, Resources: []string{"pods"}}}, false,
+			`rules[0].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs; rules[0].verbs: Required value`},
+		{"no groups, no verbs", []rbacv1.PolicyRule{{Resources: []string{"pods"}}, {Verbs: []string{"get"}, APIGroups: []string{""}}}, true,
+			"rules[0].apiGroups: Required value: resource rules must supply at least one api group; rules[1].resources: Required value: resource rules must supply at least one resource; rules[0].verbs: Required value"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := causes(append(validateRules(c.rules, c.namespaced), requiredVerbs(c.rules)...)); got != c.want {
+				t.Errorf("%q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestValidateHPASpec(t *testing.T) {
+	ref := autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d"}
+	for _, c := range []struct {
+		name      string
+		spec, old *autoscalingv2.HorizontalPodAutoscalerSpec
+		want      string
+	}{
+		{"good", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: ref, MinReplicas: ptr.To[int32](1), MaxReplicas: 2}, nil, ""},
+		{"max below min", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: ref, MinReplicas: ptr.To[int32](3), MaxReplicas: 2}, nil,
+			"spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"},
+		{"max zero", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: ref}, nil, "spec.maxReplicas: Required value"},
+		{"to zero without an object metric", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: ref, MinReplicas: ptr.To[int32](0), MaxReplicas: 2}, nil,
+			"spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas"},
+		{"core group", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "v1", Kind: "Deployment", Name: "d"}, MaxReplicas: 1}, nil,
+			`spec.scaleTargetRef.apiVersion: Invalid value: "v1": apiVersion must specify API group`},
+		{"core group kept by an update", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "v1", Kind: "Deployment", Name: "d"}, MaxReplicas: 1},
+			&autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "v1", Kind: "Deployment", Name: "e"}, MaxReplicas: 1}, ""},
+		{"replication controller", &autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "v1", Kind: "ReplicationController", Name: "d"}, MaxReplicas: 1}, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := causes(validateHPASpec(c.spec, c.old, field.NewPath("spec"))); got != c.want {
+				t.Errorf("%q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestInternalPVCSpecDiff pins the diff of the immutable-spec cause to the apiserver's, which
+// diffs its internal types' JSON (reference/observed-validation-core.md, core-pvc / update spec).
+func TestInternalPVCSpecDiff(t *testing.T) {
+	spec := func(mode corev1.PersistentVolumeAccessMode) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{mode},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+			VolumeMode:  ptr.To(corev1.PersistentVolumeFilesystem),
+		}}
+	}
+	got := causes(validatePVCUpdate(spec(corev1.ReadWriteMany), spec(corev1.ReadWriteOnce)))
+	want := "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n" +
+		"@@ -1,6 +1,6 @@\n {\n  \"AccessModes\": [\n-  \"ReadWriteOnce\"\n+  \"ReadWriteMany\"\n  ],\n  \"Selector\": null,\n  \"Resources\": {\n"
+	if got != want {
+		t.Errorf("%q\nwant %q", got, want)
+	}
+	if got := causes(validatePVCUpdate(spec(corev1.ReadWriteOnce), spec(corev1.ReadWriteOnce))); got != "" {
+		t.Errorf("unchanged spec: %q", got)
+	}
+}
+
+func TestValidateSecretTypes(t *testing.T) {
+	for _, c := range []struct {
+		typ  corev1.SecretType
+		data map[string][]byte
+		want string
+	}{
+		{corev1.SecretTypeOpaque, nil, ""},
+		{corev1.SecretTypeTLS, nil, "data[tls.crt]: Required value; data[tls.key]: Required value"},
+		{corev1.SecretTypeBasicAuth, map[string][]byte{"password": nil}, ""},
+		{corev1.SecretTypeBasicAuth, nil, "data[username]: Required value; data[password]: Required value"},
+		{corev1.SecretTypeDockerConfigJson, map[string][]byte{".dockerconfigjson": []byte("{")}, `data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": unexpected end of JSON input`},
+		{corev1.SecretTypeSSHAuth, map[string][]byte{"ssh-privatekey": nil}, "data[ssh-privatekey]: Required value"},
+		{corev1.SecretTypeServiceAccountToken, nil, "metadata.annotations[kubernetes.io/service-account.name]: Required value"},
+		{"example.com/custom", map[string][]byte{"a b": nil}, `data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`},
+	} {
+		if got := causes(validateSecret(&corev1.Secret{Type: c.typ, Data: c.data})); got != c.want {
+			t.Errorf("%s %v: %q, want %q", c.typ, c.data, got, c.want)
+		}
+	}
+}
