@@ -10,8 +10,10 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,8 +30,8 @@ import (
 // apiserver's own order is Go's random one.
 
 // validateCoreKind is the spec validation of a Service, ConfigMap, Secret, RBAC object, Lease,
-// PersistentVolumeClaim, PodDisruptionBudget or HorizontalPodAutoscaler on create (old nil) and
-// update; other kinds have none here.
+// PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, Ingress or
+// PriorityClass on create (old nil) and update; other kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
@@ -72,6 +74,20 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 			prev = &old.(*rbacv1.ClusterRoleBinding).RoleRef
 		}
 		return validateBinding(o.RoleRef, o.Subjects, prev, false)
+	case *networkingv1.NetworkPolicy:
+		return validateNetworkPolicySpec(&o.Spec, field.NewPath("spec"))
+	case *networkingv1.Ingress:
+		var prev *networkingv1.Ingress
+		if old != nil {
+			prev = old.(*networkingv1.Ingress)
+		}
+		return validateIngress(o, prev)
+	case *schedulingv1.PriorityClass:
+		var prev *schedulingv1.PriorityClass
+		if old != nil {
+			prev = old.(*schedulingv1.PriorityClass)
+		}
+		return validatePriorityClass(o, prev)
 	case *coordinationv1.Lease:
 		return validateLeaseSpec(&o.Spec, field.NewPath("spec"))
 	case *policyv1.PodDisruptionBudget:

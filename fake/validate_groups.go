@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/validate/content"
@@ -24,7 +25,8 @@ import (
 )
 
 // The spec validation of kube-apiserver 1.37.2 for leases (coordination.k8s.io), pod disruption
-// budgets (policy), horizontal pod autoscalers (autoscaling/v2) and persistent volume claims.
+// budgets (policy), horizontal pod autoscalers (autoscaling/v2), persistent volume claims and
+// priority classes (scheduling.k8s.io).
 
 // Leases.
 
@@ -270,6 +272,64 @@ func validatePVCUpdate(pvc, old *corev1.PersistentVolumeClaim) field.ErrorList {
 	if newSize.Cmp(oldSize) < 0 {
 		if statusSize := old.Status.Capacity[corev1.ResourceStorage]; newSize.Cmp(statusSize) <= 0 {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "resources", "requests", "storage"), "field can not be less than status.capacity"))
+		}
+	}
+	return errs
+}
+
+// Priority classes.
+
+// systemPriorityClasses are the priority classes the apiserver creates, the only ones whose names
+// may start with "system-": their values, and whether each is the global default.
+var systemPriorityClasses = []struct {
+	name          string
+	value         int32
+	globalDefault bool
+}{
+	{"system-node-critical", 2000001000, false},
+	{"system-cluster-critical", 2000000000, false},
+}
+
+// highestUserPriority is the highest value of a priority class that is not a system one.
+const highestUserPriority = 1000000000
+
+// validatePriorityClass is the apiserver's ValidatePriorityClass without ObjectMeta's rules (old
+// nil), or its ValidatePriorityClassUpdate: the value and preemption policy never change.
+func validatePriorityClass(pc, old *schedulingv1.PriorityClass) field.ErrorList {
+	errs := field.ErrorList{}
+	if old != nil {
+		if pc.Value != old.Value {
+			errs = append(errs, field.Forbidden(field.NewPath("value"), "may not be changed in an update."))
+		}
+		return append(errs, apimachineryvalidation.ValidateImmutableField(pc.PreemptionPolicy, old.PreemptionPolicy, field.NewPath("preemptionPolicy"))...)
+	}
+	if strings.HasPrefix(pc.Name, "system-") {
+		reason := fmt.Sprintf("%v is not a known system priority class", pc.Name)
+		for _, s := range systemPriorityClasses {
+			switch {
+			case s.name != pc.Name:
+				continue
+			case s.value != pc.Value:
+				reason = fmt.Sprintf("value of %v PriorityClass must be %v", s.name, s.value)
+			case s.globalDefault != pc.GlobalDefault:
+				reason = fmt.Sprintf("globalDefault of %v PriorityClass must be %v", s.name, s.globalDefault)
+			default:
+				reason = ""
+			}
+		}
+		if reason != "" {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), "priority class names with 'system-' prefix are reserved for system use only. error: "+reason))
+		}
+	} else if pc.Value > highestUserPriority {
+		errs = append(errs, field.Forbidden(field.NewPath("value"), fmt.Sprintf("maximum allowed value of a user defined priority is %v", highestUserPriority)))
+	}
+	if p := pc.PreemptionPolicy; p != nil {
+		switch *p {
+		case corev1.PreemptLowerPriority, corev1.PreemptNever:
+		case "":
+			errs = append(errs, field.Required(field.NewPath("preemptionPolicy"), ""))
+		default:
+			errs = append(errs, field.NotSupported(field.NewPath("preemptionPolicy"), p, []string{string(corev1.PreemptLowerPriority), string(corev1.PreemptNever)}))
 		}
 	}
 	return errs
