@@ -519,7 +519,9 @@ func defaultService(o *corev1.Service) {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
 	}
-	if (s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer) && s.ExternalTrafficPolicy == "" {
+	externallyAccessible := s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer ||
+		(s.Type == corev1.ServiceTypeClusterIP && len(s.ExternalIPs) > 0)
+	if externallyAccessible && s.ExternalTrafficPolicy == "" {
 		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 	}
 	if s.Type != corev1.ServiceTypeExternalName && s.InternalTrafficPolicy == nil {

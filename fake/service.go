@@ -143,10 +143,19 @@ func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Servic
 			sp.Ports[i].NodePort, ports[p] = p, true
 		}
 	}
+	// A LoadBalancer service that keeps traffic on the node gets a health check port too.
+	if sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && sp.HealthCheckNodePort == 0 {
+		p, ok := randomPort(ports)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a HealthCheck NodePort: range is full"))
+		}
+		sp.HealthCheckNodePort = p
+	}
 	return s.serviceMu.Unlock, nil
 }
 
-// allocated returns the cluster IPs and node ports the stored services hold.
+// allocated returns the cluster IPs and node ports (health check ports included) the stored
+// services hold.
 func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool, map[int32]bool, error) {
 	page, err := r.cache.List(ctx, watchcache.ListOptions{ResourceVersion: "0"})
 	if err != nil {
@@ -156,8 +165,9 @@ func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool,
 	for _, it := range page.Items {
 		var svc struct {
 			Spec struct {
-				ClusterIPs []string `json:"clusterIPs"`
-				Ports      []struct {
+				ClusterIPs          []string `json:"clusterIPs"`
+				HealthCheckNodePort int32    `json:"healthCheckNodePort"`
+				Ports               []struct {
 					NodePort int32 `json:"nodePort"`
 				} `json:"ports"`
 			} `json:"spec"`
@@ -174,6 +184,9 @@ func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool,
 			if p.NodePort != 0 {
 				ports[p.NodePort] = true
 			}
+		}
+		if p := svc.Spec.HealthCheckNodePort; p != 0 {
+			ports[p] = true
 		}
 	}
 	return ips, ports, nil
@@ -215,8 +228,8 @@ func randomPort(taken map[int32]bool) (int32, bool) {
 }
 
 // keepAllocated is the service registry's update rule for what it allocated: a new state that
-// leaves the cluster IPs, IP families or node ports out keeps the stored ones (kubectl replace of
-// a manifest without them keeps the service's IP).
+// leaves the cluster IPs, IP families, node ports or health check port out keeps the stored ones
+// (kubectl replace of a manifest without them keeps the service's IP).
 func keepAllocated(svc, old *corev1.Service) {
 	sp, op := &svc.Spec, &old.Spec
 	if sp.Type == corev1.ServiceTypeExternalName || op.Type == corev1.ServiceTypeExternalName {
@@ -230,6 +243,12 @@ func keepAllocated(svc, old *corev1.Service) {
 	}
 	if len(sp.IPFamilies) == 0 {
 		sp.IPFamilies = op.IPFamilies
+	}
+	needsHealthCheck := func(sp *corev1.ServiceSpec) bool {
+		return sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	}
+	if needsHealthCheck(sp) && needsHealthCheck(op) && sp.HealthCheckNodePort == 0 {
+		sp.HealthCheckNodePort = op.HealthCheckNodePort
 	}
 	if sp.IPFamilyPolicy == nil {
 		sp.IPFamilyPolicy = op.IPFamilyPolicy

@@ -3,6 +3,7 @@ package fake
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -128,8 +129,8 @@ func headless(svc *corev1.Service) bool {
 	return len(svc.Spec.ClusterIPs) == 1 && svc.Spec.ClusterIPs[0] == corev1.ClusterIPNone
 }
 
-// validateService is the apiserver's validateService (old nil on create) without the cluster IP
-// and IP family rules, which admitService and validateServiceUpdate hold.
+// validateService is the apiserver's validateService (old nil on create); the cluster IPs' own
+// rules are admitService's and validateServiceUpdate's.
 func validateService(svc, old *corev1.Service) field.ErrorList {
 	errs := field.ErrorList{}
 	sp := &svc.Spec
@@ -177,6 +178,19 @@ func validateService(svc, old *corev1.Service) field.ErrorList {
 		}
 	default:
 		errs = append(errs, field.NotSupported(specPath.Child("sessionAffinity"), sp.SessionAffinity, sessionAffinities))
+	}
+	errs = append(errs, validateServiceIPFields(svc)...)
+	var oldExternalIPs []string
+	if old != nil {
+		oldExternalIPs = old.Spec.ExternalIPs
+	}
+	for i, ip := range sp.ExternalIPs {
+		p := specPath.Child("externalIPs").Index(i)
+		if e := validation.IsValidIPForLegacyField(p, ip, true, oldExternalIPs); len(e) > 0 {
+			errs = append(errs, e...)
+		} else {
+			errs = append(errs, endpointIP(ip, p)...)
+		}
 	}
 	switch {
 	case sp.Type == "":
@@ -228,6 +242,81 @@ func validateService(svc, old *corev1.Service) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateTrafficPolicies(svc)...)
+	return errs
+}
+
+var (
+	ipFamilies       = []string{string(corev1.IPv4Protocol), string(corev1.IPv6Protocol)}
+	ipFamilyPolicies = []string{string(corev1.IPFamilyPolicyPreferDualStack), string(corev1.IPFamilyPolicyRequireDualStack), string(corev1.IPFamilyPolicySingleStack)}
+)
+
+// validateServiceIPFields is the part of the apiserver's ValidateServiceClusterIPsRelatedFields
+// that admitService leaves: the IP families and their policy, the number of cluster IPs, and each
+// IP's family against ipFamilies. (admitService already refused cluster IPs that are not IPs.)
+func validateServiceIPFields(svc *corev1.Service) field.ErrorList {
+	sp := &svc.Spec
+	errs := field.ErrorList{}
+	if sp.Type == corev1.ServiceTypeExternalName {
+		return errs
+	}
+	specPath := field.NewPath("spec")
+	seen := map[corev1.IPFamily]bool{}
+	for i, f := range sp.IPFamilies {
+		if !slices.Contains(ipFamilies, string(f)) {
+			errs = append(errs, field.NotSupported(specPath.Child("ipFamilies").Index(i), f, ipFamilies))
+		}
+		if seen[f] {
+			errs = append(errs, field.Duplicate(specPath.Child("ipFamilies").Index(i), f))
+		}
+		seen[f] = true
+	}
+	if p := sp.IPFamilyPolicy; p != nil && !slices.Contains(ipFamilyPolicies, string(*p)) {
+		errs = append(errs, field.NotSupported(specPath.Child("ipFamilyPolicy"), p, ipFamilyPolicies))
+	}
+	if len(sp.ClusterIPs) > 2 {
+		return append(errs, field.Invalid(specPath.Child("clusterIPs"), sp.ClusterIPs, "may only hold up to 2 values"))
+	}
+	if headless(svc) {
+		return errs
+	}
+	for i, ip := range sp.ClusterIPs {
+		if i >= len(sp.IPFamilies) {
+			break
+		}
+		a, err := netip.ParseAddr(ip)
+		if err != nil {
+			continue
+		}
+		switch {
+		case sp.IPFamilies[i] == corev1.IPv4Protocol && a.Is6() && !a.Is4In6():
+			errs = append(errs, field.Invalid(specPath.Child("clusterIPs").Index(i), ip, fmt.Sprintf("expected an IPv4 value as indicated by `ipFamilies[%v]`", i)))
+		case sp.IPFamilies[i] == corev1.IPv6Protocol && (a.Is4() || a.Is4In6()):
+			errs = append(errs, field.Invalid(specPath.Child("clusterIPs").Index(i), ip, fmt.Sprintf("expected an IPv6 value as indicated by `ipFamilies[%v]`", i)))
+		}
+	}
+	return errs
+}
+
+// endpointIP is the apiserver's ValidateEndpointIP for an address that parses: not unspecified,
+// loopback or link-local.
+func endpointIP(ip string, path *field.Path) field.ErrorList {
+	errs := field.ErrorList{}
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return append(errs, field.Invalid(path, ip, "must be a valid IP address"))
+	}
+	if a.IsUnspecified() {
+		errs = append(errs, field.Invalid(path, ip, fmt.Sprintf("may not be unspecified (%v)", ip)))
+	}
+	if a.IsLoopback() {
+		errs = append(errs, field.Invalid(path, ip, "may not be in the loopback range (127.0.0.0/8, ::1/128)"))
+	}
+	if a.IsLinkLocalUnicast() {
+		errs = append(errs, field.Invalid(path, ip, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"))
+	}
+	if a.IsLinkLocalMulticast() {
+		errs = append(errs, field.Invalid(path, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"))
+	}
 	return errs
 }
 
@@ -296,9 +385,16 @@ func validateTrafficPolicies(svc *corev1.Service) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("externalTrafficPolicy"), sp.ExternalTrafficPolicy, externalTrafficPolicies))
 	}
 	needsHealthCheck := sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-	if !needsHealthCheck && sp.HealthCheckNodePort != 0 {
+	switch {
+	case !needsHealthCheck && sp.HealthCheckNodePort != 0:
 		errs = append(errs, field.Invalid(path.Child("healthCheckNodePort"), sp.HealthCheckNodePort,
 			"may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
+	case needsHealthCheck && sp.HealthCheckNodePort == 0:
+		errs = append(errs, field.Required(path.Child("healthCheckNodePort"), ""))
+	case needsHealthCheck:
+		for _, msg := range validation.IsValidPortNum(int(sp.HealthCheckNodePort)) {
+			errs = append(errs, field.Invalid(path.Child("healthCheckNodePort"), sp.HealthCheckNodePort, msg))
+		}
 	}
 	if sp.InternalTrafficPolicy == nil {
 		switch sp.Type {
