@@ -117,9 +117,24 @@ func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
 	}
 }
 
-// defaultHPA is autoscaling/v2's defaulting of an autoscaler without its behavior's policies:
-// one replica at least, and a target of 80% CPU utilization when no metric is given.
+// defaultHPA is autoscaling/v2's defaulting of an autoscaler: one replica at least, a target of
+// 80% CPU utilization when no metric is given, and a behavior's unset scaling rules (scale up by 4
+// pods or 100% every 15s, the larger; scale down by 100% every 15s).
 func defaultHPA(spec *autoscalingv2.HorizontalPodAutoscalerSpec) {
+	if b := spec.Behavior; b != nil {
+		maxPolicy := autoscalingv2.MaxChangePolicySelect
+		b.ScaleUp = defaultScalingRules(b.ScaleUp, autoscalingv2.HPAScalingRules{
+			StabilizationWindowSeconds: ptr.To[int32](0), SelectPolicy: &maxPolicy,
+			Policies: []autoscalingv2.HPAScalingPolicy{
+				{Type: autoscalingv2.PodsScalingPolicy, Value: 4, PeriodSeconds: 15},
+				{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15},
+			},
+		})
+		b.ScaleDown = defaultScalingRules(b.ScaleDown, autoscalingv2.HPAScalingRules{
+			SelectPolicy: &maxPolicy,
+			Policies:     []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}},
+		})
+	}
 	if spec.MinReplicas == nil {
 		spec.MinReplicas = ptr.To[int32](1)
 	}
@@ -132,6 +147,26 @@ func defaultHPA(spec *autoscalingv2.HorizontalPodAutoscalerSpec) {
 			},
 		}}
 	}
+}
+
+// defaultScalingRules fills the fields rules leaves unset from def (all of them when rules is nil).
+func defaultScalingRules(rules *autoscalingv2.HPAScalingRules, def autoscalingv2.HPAScalingRules) *autoscalingv2.HPAScalingRules {
+	if rules == nil {
+		return &def
+	}
+	if rules.SelectPolicy != nil {
+		def.SelectPolicy = rules.SelectPolicy
+	}
+	if rules.StabilizationWindowSeconds != nil {
+		def.StabilizationWindowSeconds = rules.StabilizationWindowSeconds
+	}
+	if rules.Policies != nil {
+		def.Policies = rules.Policies
+	}
+	if rules.Tolerance != nil {
+		def.Tolerance = rules.Tolerance
+	}
+	return &def
 }
 
 func defaultReplicas(r **int32) {

@@ -107,8 +107,8 @@ func notMoreThan100Percent(v intstr.IntOrString, path *field.Path) field.ErrorLi
 
 // Horizontal pod autoscalers.
 
-// validateHPASpec is the apiserver's validateHorizontalPodAutoscalerSpec (old nil on create) for
-// the replica bounds, the scale target and scaling to zero (not each metric and the behavior).
+// validateHPASpec is the apiserver's validateHorizontalPodAutoscalerSpec (old nil on create): the
+// replica bounds, the scale target, the metrics (validate_hpa.go) and the behavior.
 // kube-apiserver 1.37.2 scales to zero (HPAScaleToZero), and its declarative validation, whose
 // errors follow all others, has taken over the bounds of minReplicas and maxReplicas (beta); the
 // declarative rules do not revalidate a field an update leaves alone.
@@ -136,11 +136,18 @@ func validateHPASpec(spec, old *autoscalingv2.HorizontalPodAutoscalerSpec, path 
 			errs = append(errs, field.Invalid(refPath.Child("apiVersion"), ref.APIVersion, "apiVersion must specify API group"))
 		}
 	}
-	if m := spec.MinReplicas; m != nil && *m == 0 && !slices.ContainsFunc(spec.Metrics, func(m autoscalingv2.MetricSpec) bool {
-		return m.Type == autoscalingv2.ObjectMetricSourceType || m.Type == autoscalingv2.ExternalMetricSourceType
-	}) {
-		errs = append(errs, field.Forbidden(path.Child("metrics"), "must specify at least one Object or External metric to support scaling to zero replicas"))
+	oldInvalidObject := false
+	if old != nil {
+		oldInvalidObject = slices.ContainsFunc(old.Metrics, func(m autoscalingv2.MetricSpec) bool {
+			if m.Type != autoscalingv2.ObjectMetricSourceType || m.Object == nil {
+				return false
+			}
+			_, err := schema.ParseGroupVersion(m.Object.DescribedObject.APIVersion)
+			return err != nil
+		})
 	}
+	errs = append(errs, validateMetrics(spec.Metrics, spec.MinReplicas, oldInvalidObject, path.Child("metrics"))...)
+	errs = append(errs, validateBehavior(spec.Behavior, path.Child("behavior"))...)
 	// The declarative rules.
 	if m := spec.MinReplicas; m != nil && *m < 0 && (old == nil || old.MinReplicas == nil || *old.MinReplicas != *m) {
 		errs = append(errs, field.Invalid(path.Child("minReplicas"), *m, "must be greater than or equal to 0"))
