@@ -24,9 +24,9 @@ import (
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
 // replication controllers, network policies, secrets, persistent volumes and their claims, role
-// bindings and horizontal pod autoscalers (reference/observed-validation-core.md). The
-// apiserver defaults every object it decodes from a request (create, update, and the result of a
-// patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
+// bindings, horizontal pod autoscalers and endpoints' ports (reference/observed-validation-core.md).
+// The apiserver defaults every object it decodes from a request (create, update, and the result of
+// a patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
 // applyDefaults sets the recorded defaults of obj.
 func applyDefaults(obj runtime.Object) {
@@ -85,6 +85,14 @@ func applyDefaults(obj runtime.Object) {
 		}
 	case *corev1.PersistentVolumeClaim:
 		defaultClaimSpec(&o.Spec)
+	case *corev1.Endpoints:
+		for i := range o.Subsets {
+			for j := range o.Subsets[i].Ports {
+				if p := &o.Subsets[i].Ports[j]; p.Protocol == "" {
+					p.Protocol = corev1.ProtocolTCP
+				}
+			}
+		}
 	case *rbacv1.RoleBinding:
 		defaultBinding(&o.RoleRef, o.Subjects)
 	case *rbacv1.ClusterRoleBinding:

@@ -124,6 +124,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if text := deprecationWarnings[t.res.gvr]; text != "" {
+		addWarnings(w, []string{text}) // on every answer, errors included, as kubeapi's reads
+	}
 	switch {
 	case read: // GET of the status subresource: the object
 		s.getStatus(w, r, t)

@@ -39,6 +39,12 @@ var validationCoreCases = []writeCase{
 		{Name: "merge patch bad protocol", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/good", ContentType: "application/merge-patch+json", Body: `{"spec":{"ports":[{"port":8080,"protocol":"HTTP"}]}}`},
 		{Name: "apply port 0", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/applied?fieldManager=test", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"applied"},"spec":{"ports":[{"port":0,"targetPort":80}]}}`},
 	}},
+	{Name: "core-endpoints", Steps: []writeStep{
+		nsStep(),
+		{Name: "good", Method: "POST", Path: "/api/v1/namespaces/{ns}/endpoints", Body: `{"metadata":{"name":"good"},"subsets":[{"addresses":[{"ip":"10.1.2.3","hostname":"a","nodeName":"node-1"}],"ports":[{"port":80}]}]}`},
+		{Name: "subsets", Method: "POST", Path: "/api/v1/namespaces/{ns}/endpoints", Body: `{"metadata":{"name":"e1"},"subsets":[{"ports":[{"port":80}]},{"addresses":[{"ip":"300.1.2.3"},{"ip":"127.0.0.1","hostname":"A_b","nodeName":"Node_1"}],"notReadyAddresses":[{"ip":"169.254.1.1"}],"ports":[{"port":0,"protocol":"ICMP"},{"name":"b","port":81,"appProtocol":"a/b/c"}]}]}`},
+		{Name: "update bad port", Method: "PUT", Path: "/api/v1/namespaces/{ns}/endpoints/good", Body: `{"metadata":{"name":"good"},"subsets":[{"addresses":[{"ip":"10.1.2.3"}],"ports":[{"port":70000}]}]}`},
+	}},
 	{Name: "core-configmap", Steps: []writeStep{
 		nsStep(),
 		{Name: "good", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"good"},"data":{"app.properties":"a=1","-x_y.z":"2"},"binaryData":{"bin":"AAE="}}`},

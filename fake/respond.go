@@ -110,6 +110,12 @@ func notAcceptable() error {
 
 var newline = []byte{'\n'}
 
+// deprecationWarnings are the warnings kube-apiserver 1.37.2 sends with every answer about a
+// deprecated resource the fake writes (kubeapi sends them with its reads).
+var deprecationWarnings = map[schema.GroupVersionResource]string{
+	{Version: "v1", Resource: "endpoints"}: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+}
+
 // addWarnings sets the Warning headers of a response, in the apiserver's form
 // (`299 - "<text>"`, RFC 7234 warn-code 299 with agent "-").
 func addWarnings(w http.ResponseWriter, warnings []string) {

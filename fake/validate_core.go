@@ -15,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,9 +31,9 @@ import (
 // walks a map (a ConfigMap's or Secret's keys), in the order of the sorted keys, as the
 // apiserver's own order is Go's random one.
 
-// validateCoreKind is the spec validation of a Service, ConfigMap, Secret, RBAC object, Lease,
-// PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, Ingress or
-// PriorityClass on create (old nil) and update; other kinds have none here.
+// validateCoreKind is the spec validation of a Service, Endpoints, ConfigMap, Secret, RBAC object,
+// Lease, PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy,
+// Ingress or PriorityClass on create (old nil) and update; other kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
@@ -75,6 +76,12 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 			prev = &old.(*rbacv1.ClusterRoleBinding).RoleRef
 		}
 		return validateBinding(o.RoleRef, o.Subjects, prev, false)
+	case *corev1.Endpoints:
+		var prev *corev1.Endpoints
+		if old != nil {
+			prev = old.(*corev1.Endpoints)
+		}
+		return validateEndpoints(o, prev)
 	case *networkingv1.NetworkPolicy:
 		return validateNetworkPolicySpec(&o.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
@@ -403,6 +410,72 @@ func validateTrafficPolicies(svc *corev1.Service) field.ErrorList {
 		}
 	} else if !slices.Contains(internalTrafficPolicies, string(*sp.InternalTrafficPolicy)) {
 		errs = append(errs, field.NotSupported(path.Child("internalTrafficPolicy"), *sp.InternalTrafficPolicy, internalTrafficPolicies))
+	}
+	return errs
+}
+
+// Endpoints.
+
+// validateEndpoints is the apiserver's ValidateEndpoints without ObjectMeta: each subset has an
+// address, and valid addresses and ports. An update that leaves the subsets alone is not
+// revalidated.
+func validateEndpoints(ep, old *corev1.Endpoints) field.ErrorList {
+	errs := field.ErrorList{}
+	for i := range ep.Subsets {
+		ss, p := &ep.Subsets[i], field.NewPath("subsets").Index(i)
+		if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
+			errs = append(errs, field.Required(p, "must specify `addresses` or `notReadyAddresses`"))
+		}
+		for j := range ss.Addresses {
+			errs = append(errs, validateEndpointAddress(&ss.Addresses[j], p.Child("addresses").Index(j))...)
+		}
+		for j := range ss.NotReadyAddresses {
+			errs = append(errs, validateEndpointAddress(&ss.NotReadyAddresses[j], p.Child("notReadyAddresses").Index(j))...)
+		}
+		for j := range ss.Ports {
+			errs = append(errs, validateEndpointPort(&ss.Ports[j], len(ss.Ports) > 1, p.Child("ports").Index(j))...)
+		}
+	}
+	if len(errs) > 0 && old != nil && equality.Semantic.DeepEqual(ep.Subsets, old.Subsets) {
+		return nil
+	}
+	return errs
+}
+
+// validateEndpointAddress is the apiserver's validateEndpointAddress.
+func validateEndpointAddress(a *corev1.EndpointAddress, path *field.Path) field.ErrorList {
+	errs := validation.IsValidIPForLegacyField(path.Child("ip"), a.IP, true, nil)
+	if a.Hostname != "" {
+		errs = append(errs, dns1123Label(a.Hostname, path.Child("hostname"))...)
+	}
+	if n := a.NodeName; n != nil {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*n, false) {
+			errs = append(errs, field.Invalid(path.Child("nodeName"), *n, msg))
+		}
+	}
+	return append(errs, endpointIP(a.IP, path.Child("ip"))...)
+}
+
+// validateEndpointPort is the apiserver's validateEndpointPort: names (required when there are
+// several), the number, the protocol and the app protocol.
+func validateEndpointPort(port *corev1.EndpointPort, requireName bool, path *field.Path) field.ErrorList {
+	errs := field.ErrorList{}
+	if requireName && port.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), ""))
+	} else if port.Name != "" {
+		errs = append(errs, dns1123Label(port.Name, path.Child("name"))...)
+	}
+	for _, msg := range validation.IsValidPortNum(int(port.Port)) {
+		errs = append(errs, field.Invalid(path.Child("port"), port.Port, msg))
+	}
+	switch {
+	case port.Protocol == "":
+		errs = append(errs, field.Required(path.Child("protocol"), ""))
+	case !slices.Contains(portProtocols, string(port.Protocol)):
+		errs = append(errs, field.NotSupported(path.Child("protocol"), port.Protocol, portProtocols))
+	}
+	if port.AppProtocol != nil {
+		errs = append(errs, qualifiedName(*port.AppProtocol, path.Child("appProtocol"))...)
 	}
 	return errs
 }

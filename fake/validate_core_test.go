@@ -152,3 +152,57 @@ func TestValidateSecretTypes(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointIP(t *testing.T) {
+	for _, c := range []struct{ ip, want string }{
+		{"10.1.2.3", ""},
+		{"2001:db8::1", ""},
+		{"0.0.0.0", `ip: Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)`},
+		{"127.0.0.1", `ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`},
+		{"169.254.1.1", `ip: Invalid value: "169.254.1.1": may not be in the link-local range (169.254.0.0/16, fe80::/10)`},
+		{"224.0.0.1", `ip: Invalid value: "224.0.0.1": may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)`},
+		{"300.1.2.3", `ip: Invalid value: "300.1.2.3": must be a valid IP address`},
+	} {
+		if got := causes(endpointIP(c.ip, field.NewPath("ip"))); got != c.want {
+			t.Errorf("%s: %q, want %q", c.ip, got, c.want)
+		}
+	}
+}
+
+func TestMetricTarget(t *testing.T) {
+	neg := resource.MustParse("-1")
+	for _, c := range []struct {
+		name   string
+		target autoscalingv2.MetricTarget
+		want   string
+	}{
+		{"utilization", autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](50)}, ""},
+		{"no type", autoscalingv2.MetricTarget{AverageUtilization: ptr.To[int32](50)},
+			`t.type: Required value: must specify a metric target type; t.type: Invalid value: "": must be either Utilization, Value, or AverageValue`},
+		{"both", autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](0), AverageValue: &neg},
+			`t.averageValue: Invalid value: "-1": must be positive; t.averageUtilization: Invalid value: 0: must be greater than 0; t.averageValue: Forbidden: may not set both a target raw value and a target utilization`},
+		{"neither", autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType},
+			"t.averageUtilization: Required value: must set either a target raw value or a target utilization"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := causes(validateResourceTarget(&c.target, field.NewPath("t"))); got != c.want {
+				t.Errorf("%q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestDefaultScalingRules(t *testing.T) {
+	def := autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](0), Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 4, PeriodSeconds: 15}}}
+	if got := defaultScalingRules(nil, def); *got.StabilizationWindowSeconds != 0 || len(got.Policies) != 1 {
+		t.Errorf("nil rules: %+v", got)
+	}
+	got := defaultScalingRules(&autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](60)}, def)
+	if *got.StabilizationWindowSeconds != 60 || len(got.Policies) != 1 {
+		t.Errorf("a window: %+v", got)
+	}
+	got = defaultScalingRules(&autoscalingv2.HPAScalingRules{Policies: []autoscalingv2.HPAScalingPolicy{}}, def)
+	if len(got.Policies) != 0 {
+		t.Errorf("empty policies are kept (and refused by validation): %+v", got)
+	}
+}
