@@ -10,6 +10,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -24,7 +25,8 @@ import (
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
 // replication controllers, network policies, secrets, persistent volumes and their claims, role
-// bindings, horizontal pod autoscalers and endpoints' ports (reference/observed-validation-core.md).
+// bindings, horizontal pod autoscalers, endpoints' and endpoint slices' ports
+// (reference/observed-validation-core.md).
 // The apiserver defaults every object it decodes from a request (create, update, and the result of
 // a patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
@@ -91,6 +93,15 @@ func applyDefaults(obj runtime.Object) {
 				if p := &o.Subsets[i].Ports[j]; p.Protocol == "" {
 					p.Protocol = corev1.ProtocolTCP
 				}
+			}
+		}
+	case *discoveryv1.EndpointSlice:
+		for i := range o.Ports {
+			if p := &o.Ports[i]; p.Name == nil {
+				p.Name = ptr.To("")
+			}
+			if p := &o.Ports[i]; p.Protocol == nil {
+				p.Protocol = ptr.To(corev1.ProtocolTCP)
 			}
 		}
 	case *rbacv1.RoleBinding:

@@ -45,6 +45,15 @@ var validationCoreCases = []writeCase{
 		{Name: "subsets", Method: "POST", Path: "/api/v1/namespaces/{ns}/endpoints", Body: `{"metadata":{"name":"e1"},"subsets":[{"ports":[{"port":80}]},{"addresses":[{"ip":"300.1.2.3"},{"ip":"127.0.0.1","hostname":"A_b","nodeName":"Node_1"}],"notReadyAddresses":[{"ip":"169.254.1.1"}],"ports":[{"port":0,"protocol":"ICMP"},{"name":"b","port":81,"appProtocol":"a/b/c"}]}]}`},
 		{Name: "update bad port", Method: "PUT", Path: "/api/v1/namespaces/{ns}/endpoints/good", Body: `{"metadata":{"name":"good"},"subsets":[{"addresses":[{"ip":"10.1.2.3"}],"ports":[{"port":70000}]}]}`},
 	}},
+	{Name: "core-endpointslice", Steps: []writeStep{
+		nsStep(),
+		{Name: "good", Method: "POST", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", Body: `{"metadata":{"name":"good"},"addressType":"IPv4","endpoints":[{"addresses":["10.1.2.3"],"nodeName":"node-1"}],"ports":[{"port":80}]}`},
+		{Name: "no addressType", Method: "POST", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", Body: `{"metadata":{"name":"s1"},"endpoints":[{"addresses":[]}]}`},
+		{Name: "addresses and ports", Method: "POST", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", Body: `{"metadata":{"name":"s2"},"addressType":"IPv4","endpoints":[{"addresses":["fd00::1","300.1.1.1","127.0.0.1"],"hostname":"A_b"},{"addresses":[]}],"ports":[{"name":"a","protocol":"ICMP"},{"name":"a","appProtocol":"a/b/c"},{"name":"Bad_Name"}]}`},
+		{Name: "unsupported addressType", Method: "POST", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", Body: `{"metadata":{"name":"s3"},"addressType":"IPv5","endpoints":[{"addresses":["x"]}]}`},
+		{Name: "FQDN", Method: "POST", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", Body: `{"metadata":{"name":"s4"},"addressType":"FQDN","endpoints":[{"addresses":["example.com","Bad_Host"]}]}`},
+		{Name: "update addressType", Method: "PUT", Path: "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices/good", Body: `{"metadata":{"name":"good"},"addressType":"IPv6","endpoints":[{"addresses":["10.1.2.3"],"nodeName":"node-1"}],"ports":[{"port":80}]}`},
+	}},
 	{Name: "core-configmap", Steps: []writeStep{
 		nsStep(),
 		{Name: "good", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"good"},"data":{"app.properties":"a=1","-x_y.z":"2"},"binaryData":{"bin":"AAE="}}`},

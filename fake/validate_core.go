@@ -11,6 +11,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // The apiserver's spec validation of the built-in kinds that are not workloads, rewritten from
@@ -31,9 +33,10 @@ import (
 // walks a map (a ConfigMap's or Secret's keys), in the order of the sorted keys, as the
 // apiserver's own order is Go's random one.
 
-// validateCoreKind is the spec validation of a Service, Endpoints, ConfigMap, Secret, RBAC object,
-// Lease, PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy,
-// Ingress or PriorityClass on create (old nil) and update; other kinds have none here.
+// validateCoreKind is the spec validation of a Service, Endpoints, EndpointSlice, ConfigMap,
+// Secret, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler,
+// NetworkPolicy, Ingress or PriorityClass on create (old nil) and update; other kinds have none
+// here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
@@ -82,6 +85,12 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 			prev = old.(*corev1.Endpoints)
 		}
 		return validateEndpoints(o, prev)
+	case *discoveryv1.EndpointSlice:
+		var prev *discoveryv1.EndpointSlice
+		if old != nil {
+			prev = old.(*discoveryv1.EndpointSlice)
+		}
+		return validateEndpointSlice(o, prev)
 	case *networkingv1.NetworkPolicy:
 		return validateNetworkPolicySpec(&o.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
@@ -476,6 +485,103 @@ func validateEndpointPort(port *corev1.EndpointPort, requireName bool, path *fie
 	}
 	if port.AppProtocol != nil {
 		errs = append(errs, qualifiedName(*port.AppProtocol, path.Child("appProtocol"))...)
+	}
+	return errs
+}
+
+// addressTypes are an endpoint slice's address types, sorted.
+var addressTypes = []string{string(discoveryv1.AddressTypeFQDN), string(discoveryv1.AddressTypeIPv4), string(discoveryv1.AddressTypeIPv6)}
+
+// validateEndpointSlice is the apiserver's ValidateEndpointSlice without ObjectMeta (old nil on
+// create), with ValidateEndpointSliceUpdate's immutable address type. Its declarative validation
+// (beta, enforced) has taken over the address type's rules and the required addresses: their
+// causes follow all others, and an update that leaves a field alone does not revalidate it.
+func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
+	errs := field.ErrorList{}
+	names := []string{}
+	for i, port := range es.Ports {
+		p := field.NewPath("ports").Index(i)
+		name := ptr.Deref(port.Name, "")
+		if name != "" {
+			errs = append(errs, dns1123Label(name, p.Child("name"))...)
+		}
+		if slices.Contains(names, name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), name))
+		} else {
+			names = append(names, name)
+		}
+		switch {
+		case port.Protocol == nil:
+			errs = append(errs, field.Required(p.Child("protocol"), ""))
+		case !slices.Contains(portProtocols, string(*port.Protocol)):
+			errs = append(errs, field.NotSupported(p.Child("protocol"), *port.Protocol, portProtocols))
+		}
+		if port.AppProtocol != nil {
+			errs = append(errs, qualifiedName(*port.AppProtocol, p.Child("appProtocol"))...)
+		}
+	}
+	var endpointErrs field.ErrorList
+	for i, ep := range es.Endpoints {
+		p := field.NewPath("endpoints").Index(i)
+		addrPath := p.Child("addresses")
+		for j, a := range ep.Addresses {
+			switch es.AddressType {
+			case discoveryv1.AddressTypeIPv4:
+				if e := validation.IsValidIPForLegacyField(addrPath.Index(j), a, true, nil); len(e) > 0 {
+					endpointErrs = append(endpointErrs, e...)
+					continue
+				}
+				if ip, _ := netip.ParseAddr(a); !ip.Is4() {
+					endpointErrs = append(endpointErrs, field.Invalid(addrPath, a, "must be an IPv4 address"))
+				}
+				endpointErrs = append(endpointErrs, endpointIP(a, addrPath.Index(j))...)
+			case discoveryv1.AddressTypeIPv6:
+				if e := validation.IsValidIP(addrPath.Index(j), a); len(e) > 0 {
+					endpointErrs = append(endpointErrs, e...)
+					continue
+				}
+				if ip, _ := netip.ParseAddr(a); !ip.Is6() || ip.Is4In6() {
+					endpointErrs = append(endpointErrs, field.Invalid(addrPath, a, "must be an IPv6 address"))
+				}
+				endpointErrs = append(endpointErrs, endpointIP(a, addrPath.Index(j))...)
+			case discoveryv1.AddressTypeFQDN:
+				endpointErrs = append(endpointErrs, validation.IsFullyQualifiedDomainName(addrPath.Index(j), a)...)
+			}
+		}
+		if n := ep.NodeName; n != nil {
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*n, false) {
+				endpointErrs = append(endpointErrs, field.Invalid(p.Child("nodeName"), *n, msg))
+			}
+		}
+		endpointErrs = append(endpointErrs, metav1validation.ValidateLabels(ep.DeprecatedTopology, p.Child("deprecatedTopology"))...)
+		if h := ep.Hostname; h != nil {
+			endpointErrs = append(endpointErrs, dns1123Label(*h, p.Child("hostname"))...)
+		}
+	}
+	if len(endpointErrs) > 0 && old != nil && equality.Semantic.DeepEqual(es.Endpoints, old.Endpoints) {
+		endpointErrs = nil
+	}
+	errs = append(errs, endpointErrs...)
+	// The declarative rules.
+	switch {
+	case old != nil && es.AddressType == old.AddressType:
+	case es.AddressType == "":
+		errs = append(errs, field.Required(field.NewPath("addressType"), ""))
+	case old != nil:
+		errs = append(errs, field.Invalid(field.NewPath("addressType"), nil, "field is immutable"))
+	case !slices.Contains(addressTypes, string(es.AddressType)):
+		errs = append(errs, field.NotSupported(field.NewPath("addressType"), es.AddressType, addressTypes))
+	}
+	if old == nil || !equality.Semantic.DeepEqual(es.Endpoints, old.Endpoints) {
+		for i, ep := range es.Endpoints {
+			p := field.NewPath("endpoints").Index(i).Child("addresses")
+			switch {
+			case len(ep.Addresses) == 0:
+				errs = append(errs, field.Required(p, ""))
+			case len(ep.Addresses) > 100:
+				errs = append(errs, field.TooMany(p, len(ep.Addresses), 100))
+			}
+		}
 	}
 	return errs
 }
