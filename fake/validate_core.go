@@ -149,6 +149,9 @@ func headless(svc *corev1.Service) bool {
 // rules are admitService's and validateServiceUpdate's.
 func validateService(svc, old *corev1.Service) field.ErrorList {
 	errs := field.ErrorList{}
+	if old != nil {
+		errs = validateServiceChange(svc, old)
+	}
 	sp := &svc.Spec
 	specPath := field.NewPath("spec")
 	if len(sp.Ports) == 0 && !headless(svc) && sp.Type != corev1.ServiceTypeExternalName {
@@ -332,6 +335,27 @@ func endpointIP(ip string, path *field.Path) field.ErrorList {
 	}
 	if a.IsLinkLocalMulticast() {
 		errs = append(errs, field.Invalid(path, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"))
+	}
+	return errs
+}
+
+// validateServiceChange is what the apiserver's ValidateServiceUpdate checks before the service
+// itself, but for the cluster IPs (validateServiceUpdate): the load balancer class of a
+// LoadBalancer, and the health check node port of one that keeps traffic on the node. (A changed
+// IP family is answered by the service's own rules, as recorded: core-service / IP family
+// change.)
+func validateServiceChange(svc, old *corev1.Service) field.ErrorList {
+	errs := field.ErrorList{}
+	sp, op := &svc.Spec, &old.Spec
+	if sp.Type == corev1.ServiceTypeLoadBalancer && op.Type == corev1.ServiceTypeLoadBalancer &&
+		ptr.Deref(sp.LoadBalancerClass, "") != ptr.Deref(op.LoadBalancerClass, "") {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "loadBalancerClass"), sp.LoadBalancerClass, "may not change once set"))
+	}
+	needsHealthCheck := func(sp *corev1.ServiceSpec) bool {
+		return sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	}
+	if needsHealthCheck(sp) && needsHealthCheck(op) && sp.HealthCheckNodePort != op.HealthCheckNodePort {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "healthCheckNodePort"), "field is immutable"))
 	}
 	return errs
 }
