@@ -90,6 +90,7 @@ var validationCoreCases = []writeCase{
 		{Name: "service-account-token good", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"sat","annotations":{"kubernetes.io/service-account.name":"default"}},"type":"kubernetes.io/service-account-token"}`},
 		{Name: "type change", Method: "PUT", Path: "/api/v1/namespaces/{ns}/secrets/good", Body: `{"metadata":{"name":"good"},"type":"kubernetes.io/basic-auth","data":{"username":"dQ=="}}`},
 		{Name: "type change and bad key", Method: "PUT", Path: "/api/v1/namespaces/{ns}/secrets/good", Body: `{"metadata":{"name":"good"},"type":"custom/x","data":{"a b":"dQ=="}}`},
+		{Name: "too large", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"x11"},"stringData":{"k":"{1MiB}","l":"x"}}`},
 		{Name: "immutable", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"frozen"},"immutable":true,"data":{"k":"dg=="}}`},
 		{Name: "immutable data change", Method: "PUT", Path: "/api/v1/namespaces/{ns}/secrets/frozen", Body: `{"metadata":{"name":"frozen"},"immutable":false,"data":{"k":"dzI="}}`},
 		{Name: "immutable same data", Method: "PUT", Path: "/api/v1/namespaces/{ns}/secrets/frozen", Body: `{"metadata":{"name":"frozen","labels":{"a":"b"}},"immutable":true,"data":{"k":"dg=="}}`},
