@@ -50,7 +50,7 @@ func validateLeaseSpec(spec *coordinationv1.LeaseSpec, path *field.Path) field.E
 // order and without JSON tags: the both-set cause quotes the spec, JSON-encoded.
 type internalPDBSpec struct {
 	MinAvailable               *intstr.IntOrString
-	Selector                   any
+	Selector                   *metav1.LabelSelector
 	MaxUnavailable             *intstr.IntOrString
 	UnhealthyPodEvictionPolicy *policyv1.UnhealthyPodEvictionPolicyType
 }
