@@ -184,4 +184,12 @@ var validationCoreCases = []writeCase{
 		{Name: "update value and policy", Method: "PUT", Path: "/apis/scheduling.k8s.io/v1/priorityclasses/{ns}-good", Body: `{"metadata":{"name":"{ns}-good"},"value":2000,"preemptionPolicy":"PreemptLowerPriority"}`},
 		{Name: "apply value", Method: "PATCH", Path: "/apis/scheduling.k8s.io/v1/priorityclasses/{ns}-good?fieldManager=test&force=true", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"{ns}-good"},"value":5}`},
 	}},
+	{Name: "core-storageclass", Steps: []writeStep{
+		nsStep(),
+		{Name: "good", Method: "POST", Path: "/apis/storage.k8s.io/v1/storageclasses", Body: `{"metadata":{"name":"{ns}-good"},"provisioner":"example.com/disk","parameters":{"type":"ssd"}}`},
+		{Name: "no provisioner", Method: "POST", Path: "/apis/storage.k8s.io/v1/storageclasses", Body: `{"metadata":{"name":"{ns}-c1"},"reclaimPolicy":"Recycle","volumeBindingMode":"Later"}`},
+		{Name: "bad provisioner and empty parameter key", Method: "POST", Path: "/apis/storage.k8s.io/v1/storageclasses", Body: `{"metadata":{"name":"{ns}-c2"},"provisioner":"a/b/c","parameters":{"":"x"}}`},
+		{Name: "update immutable fields", Method: "PUT", Path: "/apis/storage.k8s.io/v1/storageclasses/{ns}-good", Body: `{"metadata":{"name":"{ns}-good"},"provisioner":"example.com/other","parameters":{"type":"hdd"},"reclaimPolicy":"Retain","volumeBindingMode":"WaitForFirstConsumer"}`},
+		{Name: "update labels", Method: "PUT", Path: "/apis/storage.k8s.io/v1/storageclasses/{ns}-good", Body: `{"metadata":{"name":"{ns}-good","labels":{"a":"b"}},"provisioner":"example.com/disk","parameters":{"type":"ssd"}}`},
+	}},
 }

@@ -12,6 +12,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -30,8 +31,8 @@ import (
 
 // validateCoreKind is the spec validation of a Service, Endpoints, EndpointSlice, ConfigMap,
 // Secret, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler,
-// NetworkPolicy, Ingress or PriorityClass on create (old nil) and update; other kinds have none
-// here.
+// NetworkPolicy, Ingress, PriorityClass or StorageClass on create (old nil) and update; other
+// kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
@@ -100,6 +101,12 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 			prev = old.(*schedulingv1.PriorityClass)
 		}
 		return validatePriorityClass(o, prev)
+	case *storagev1.StorageClass:
+		var prev *storagev1.StorageClass
+		if old != nil {
+			prev = old.(*storagev1.StorageClass)
+		}
+		return validateStorageClass(o, prev)
 	case *coordinationv1.Lease:
 		return validateLeaseSpec(&o.Spec, field.NewPath("spec"))
 	case *policyv1.PodDisruptionBudget:

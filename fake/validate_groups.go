@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/validate/content"
@@ -25,8 +26,8 @@ import (
 )
 
 // The spec validation of kube-apiserver 1.37.2 for leases (coordination.k8s.io), pod disruption
-// budgets (policy), horizontal pod autoscalers (autoscaling/v2), persistent volume claims and
-// priority classes (scheduling.k8s.io).
+// budgets (policy), horizontal pod autoscalers (autoscaling/v2), persistent volume claims,
+// priority classes (scheduling.k8s.io) and storage classes (storage.k8s.io).
 
 // Leases.
 
@@ -338,6 +339,78 @@ func validatePriorityClass(pc, old *schedulingv1.PriorityClass) field.ErrorList 
 		default:
 			errs = append(errs, field.NotSupported(field.NewPath("preemptionPolicy"), p, []string{string(corev1.PreemptLowerPriority), string(corev1.PreemptNever)}))
 		}
+	}
+	return errs
+}
+
+// Storage classes.
+
+var (
+	reclaimPolicies    = []string{string(corev1.PersistentVolumeReclaimDelete), string(corev1.PersistentVolumeReclaimRetain)}
+	volumeBindingModes = []string{string(storagev1.VolumeBindingImmediate), string(storagev1.VolumeBindingWaitForFirstConsumer)}
+)
+
+// The limits of a storage class's parameters: how many, and their keys' and values' total size.
+const maxClassParameters, maxClassParametersSize = 512, 256 * 1024
+
+// validateStorageClass is the apiserver's ValidateStorageClass without ObjectMeta (old nil) and
+// its ValidateStorageClassUpdate. Its declarative validation (beta, enforced) has taken over the
+// required provisioner and the immutable provisioner, parameters, reclaim policy and binding mode:
+// their causes follow all others, and an update does not revalidate a field it leaves alone.
+func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
+	errs := field.ErrorList{}
+	if old == nil {
+		if sc.Provisioner != "" {
+			errs = append(errs, qualifiedName(strings.ToLower(sc.Provisioner), field.NewPath("provisioner"))...)
+		}
+		errs = append(errs, validateClassParameters(sc.Parameters)...)
+		if p := sc.ReclaimPolicy; p != nil && *p != "" && !contains(reclaimPolicies, string(*p)) {
+			errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), p, reclaimPolicies))
+		}
+		switch m := sc.VolumeBindingMode; {
+		case m == nil:
+			errs = append(errs, field.Required(field.NewPath("volumeBindingMode"), ""))
+		case !contains(volumeBindingModes, string(*m)):
+			errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), m, volumeBindingModes))
+		}
+		if sc.Provisioner == "" {
+			errs = append(errs, field.Required(field.NewPath("provisioner"), ""))
+		}
+		return errs
+	}
+	immutable := func(name string, changed bool) {
+		if changed {
+			errs = append(errs, field.Invalid(field.NewPath(name), nil, "field is immutable"))
+		}
+	}
+	if sc.Provisioner == "" && old.Provisioner != "" {
+		errs = append(errs, field.Required(field.NewPath("provisioner"), ""))
+	} else {
+		immutable("provisioner", sc.Provisioner != old.Provisioner)
+	}
+	immutable("parameters", !equality.Semantic.DeepEqual(sc.Parameters, old.Parameters))
+	immutable("reclaimPolicy", !equality.Semantic.DeepEqual(sc.ReclaimPolicy, old.ReclaimPolicy))
+	immutable("volumeBindingMode", !equality.Semantic.DeepEqual(sc.VolumeBindingMode, old.VolumeBindingMode))
+	return errs
+}
+
+// validateClassParameters is the apiserver's validateParameters for a storage class, which may
+// have none.
+func validateClassParameters(params map[string]string) field.ErrorList {
+	p := field.NewPath("parameters")
+	if len(params) > maxClassParameters {
+		return field.ErrorList{field.TooLong(p, "", maxClassParameters)}
+	}
+	errs := field.ErrorList{}
+	size := 0
+	for _, k := range sortedKeys(params) {
+		if k == "" {
+			errs = append(errs, field.Invalid(p, k, "field can not be empty."))
+		}
+		size += len(k) + len(params[k])
+	}
+	if size > maxClassParametersSize {
+		errs = append(errs, field.TooLong(p, "", maxClassParametersSize))
 	}
 	return errs
 }
