@@ -39,6 +39,8 @@ var validationCoreCases = []writeCase{
 		{Name: "update good", Method: "PUT", Path: "/api/v1/namespaces/{ns}/services/good", Body: `{"metadata":{"name":"good"},"spec":{"selector":{"app":"y"},"ports":[{"port":8080}]}}`},
 		{Name: "update without ports", Method: "PUT", Path: "/api/v1/namespaces/{ns}/services/good", Body: `{"metadata":{"name":"good"},"spec":{"selector":{"app":"y"}}}`},
 		{Name: "merge patch bad protocol", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/good", ContentType: "application/merge-patch+json", Body: `{"spec":{"ports":[{"port":8080,"protocol":"HTTP"}]}}`},
+		{Name: "merge patch to ExternalName", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/good", ContentType: "application/merge-patch+json", Body: `{"spec":{"type":"ExternalName","externalName":"db.example.com"}}`},
+		{Name: "merge patch LoadBalancer to ClusterIP", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/lb", ContentType: "application/merge-patch+json", Body: `{"spec":{"type":"ClusterIP","loadBalancerSourceRanges":null}}`},
 		{Name: "apply port 0", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/applied?fieldManager=test", ContentType: "application/apply-patch+yaml", Body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"applied"},"spec":{"ports":[{"port":0,"targetPort":80}]}}`},
 	}},
 	{Name: "core-endpoints", Steps: []writeStep{

@@ -194,6 +194,7 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, status bool) runtim
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	case *corev1.Service:
+		dropTypeDependentFields(o, old.(*corev1.Service))
 		keepAllocated(o, old.(*corev1.Service))
 	case *coordinationv1.Lease:
 		prepareLease(o, old.(*coordinationv1.Lease))

@@ -206,3 +206,30 @@ func TestDefaultScalingRules(t *testing.T) {
 		t.Errorf("empty policies are kept (and refused by validation): %+v", got)
 	}
 }
+
+func TestHealthCheckNodePortRequired(t *testing.T) {
+	lb := func(policy corev1.ServiceExternalTrafficPolicy, port int32) *corev1.Service {
+		return &corev1.Service{Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, ExternalTrafficPolicy: policy, HealthCheckNodePort: port,
+			InternalTrafficPolicy: ptr.To(corev1.ServiceInternalTrafficPolicyCluster),
+		}}
+	}
+	for _, c := range []struct {
+		name     string
+		svc, old *corev1.Service
+		want     string
+	}{
+		{"create, allocated", lb(corev1.ServiceExternalTrafficPolicyLocal, 31000), nil, ""},
+		{"create, none", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), nil, "spec.healthCheckNodePort: Required value"},
+		{"update to Local", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), lb(corev1.ServiceExternalTrafficPolicyCluster, 0), ""},
+		{"update of Local, port dropped", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), lb(corev1.ServiceExternalTrafficPolicyLocal, 31000), "spec.healthCheckNodePort: Required value"},
+		{"Cluster with a port", lb(corev1.ServiceExternalTrafficPolicyCluster, 31000), nil,
+			"spec.healthCheckNodePort: Invalid value: 31000: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := causes(validateTrafficPolicies(c.svc, c.old)); got != c.want {
+				t.Errorf("%q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -157,7 +157,7 @@ func validateService(svc, old *corev1.Service) field.ErrorList {
 			errs = append(errs, field.Forbidden(specPath.Child("loadBalancerClass"), "may only be used when `type` is 'LoadBalancer'"))
 		}
 	}
-	errs = append(errs, validateTrafficPolicies(svc)...)
+	errs = append(errs, validateTrafficPolicies(svc, old)...)
 	return errs
 }
 
@@ -306,8 +306,11 @@ func validateClientIPAffinity(c *corev1.SessionAffinityConfig, path *field.Path)
 	return nil
 }
 
-// validateTrafficPolicies is the apiserver's external and internal traffic policy rules.
-func validateTrafficPolicies(svc *corev1.Service) field.ErrorList {
+// validateTrafficPolicies is the apiserver's external and internal traffic policy rules. The
+// apiserver allocates the health check node port of a service an update makes need one; the
+// fake allocates it on create only (admitService), so it does not require the port of such an
+// update.
+func validateTrafficPolicies(svc, old *corev1.Service) field.ErrorList {
 	errs := field.ErrorList{}
 	sp := &svc.Spec
 	path := field.NewPath("spec")
@@ -327,7 +330,9 @@ func validateTrafficPolicies(svc *corev1.Service) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("healthCheckNodePort"), sp.HealthCheckNodePort,
 			"may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
 	case needsHealthCheck && sp.HealthCheckNodePort == 0:
-		errs = append(errs, field.Required(path.Child("healthCheckNodePort"), ""))
+		if old == nil || (old.Spec.Type == corev1.ServiceTypeLoadBalancer && old.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal) {
+			errs = append(errs, field.Required(path.Child("healthCheckNodePort"), ""))
+		}
 	case needsHealthCheck:
 		for _, msg := range validation.IsValidPortNum(int(sp.HealthCheckNodePort)) {
 			errs = append(errs, field.Invalid(path.Child("healthCheckNodePort"), sp.HealthCheckNodePort, msg))
