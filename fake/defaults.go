@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,8 +27,8 @@ import (
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
 // replication controllers, network policies, secrets, persistent volumes and their claims, role
-// bindings, horizontal pod autoscalers, endpoints' and endpoint slices' ports, storage classes
-// (reference/observed-validation-core.md).
+// bindings, horizontal pod autoscalers, endpoints' and endpoint slices' ports, priority classes and
+// storage classes (reference/observed-validation-core.md).
 // The apiserver defaults every object it decodes from a request (create, update, and the result of
 // a patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
@@ -104,6 +105,10 @@ func applyDefaults(obj runtime.Object) {
 			if p := &o.Ports[i]; p.Protocol == nil {
 				p.Protocol = ptr.To(corev1.ProtocolTCP)
 			}
+		}
+	case *schedulingv1.PriorityClass:
+		if o.PreemptionPolicy == nil {
+			o.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
 		}
 	case *storagev1.StorageClass:
 		if o.ReclaimPolicy == nil {

@@ -180,6 +180,7 @@ var validationCoreCases = []writeCase{
 	{Name: "core-priorityclass", Steps: []writeStep{
 		nsStep(),
 		{Name: "good", Method: "POST", Path: "/apis/scheduling.k8s.io/v1/priorityclasses", Body: `{"metadata":{"name":"{ns}-good"},"value":1000,"preemptionPolicy":"Never"}`},
+		{Name: "default preemption policy", Method: "POST", Path: "/apis/scheduling.k8s.io/v1/priorityclasses", Body: `{"metadata":{"name":"{ns}-default"},"value":10,"description":"d"}`},
 		{Name: "too high", Method: "POST", Path: "/apis/scheduling.k8s.io/v1/priorityclasses", Body: `{"metadata":{"name":"{ns}-high"},"value":1000000001,"preemptionPolicy":"Sometimes"}`},
 		{Name: "system prefix", Method: "POST", Path: "/apis/scheduling.k8s.io/v1/priorityclasses", Body: `{"metadata":{"name":"system-{ns}"},"value":1}`},
 		{Name: "system value", Method: "POST", Path: "/apis/scheduling.k8s.io/v1/priorityclasses", Body: `{"metadata":{"name":"system-node-critical"},"value":1}`},
