@@ -1,13 +1,21 @@
 package fake
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -230,6 +238,38 @@ func TestHealthCheckNodePortRequired(t *testing.T) {
 			if got := causes(validateTrafficPolicies(c.svc, c.old)); got != c.want {
 				t.Errorf("%q, want %q", got, c.want)
 			}
+		})
+	}
+}
+
+// TestValidateCoreKindZeroValues runs every validator on empty objects, as created and as updated
+// over themselves: none may panic on the nil maps, slices and pointers of an empty object.
+func TestValidateCoreKindZeroValues(t *testing.T) {
+	for _, obj := range []runtime.Object{
+		&corev1.Service{}, &corev1.ConfigMap{}, &corev1.Secret{}, &corev1.PersistentVolumeClaim{}, &corev1.Endpoints{},
+		&discoveryv1.EndpointSlice{Ports: []discoveryv1.EndpointPort{{}}, Endpoints: []discoveryv1.Endpoint{{}}},
+		&rbacv1.Role{Rules: []rbacv1.PolicyRule{{}}}, &rbacv1.ClusterRole{AggregationRule: &rbacv1.AggregationRule{}},
+		&rbacv1.RoleBinding{Subjects: []rbacv1.Subject{{}}}, &rbacv1.ClusterRoleBinding{},
+		&coordinationv1.Lease{}, &policyv1.PodDisruptionBudget{},
+		&autoscalingv2.HorizontalPodAutoscaler{Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			Metrics:  []autoscalingv2.MetricSpec{{}, {Object: &autoscalingv2.ObjectMetricSource{}, Pods: &autoscalingv2.PodsMetricSource{}}},
+			Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleUp: &autoscalingv2.HPAScalingRules{}},
+		}},
+		&networkingv1.NetworkPolicy{Spec: networkingv1.NetworkPolicySpec{
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{Ports: []networkingv1.NetworkPolicyPort{{}}, From: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{}}}}},
+		}},
+		&networkingv1.Ingress{Spec: networkingv1.IngressSpec{
+			DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{}},
+			Rules:          []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{}}}}}},
+			TLS:            []networkingv1.IngressTLS{{}},
+		}},
+		&schedulingv1.PriorityClass{}, &storagev1.StorageClass{},
+	} {
+		t.Run(fmt.Sprintf("%T", obj), func(t *testing.T) {
+			if errs := validateCoreKind(obj, nil); len(errs) == 0 && fmt.Sprintf("%T", obj) == "*v1.Service" {
+				t.Errorf("an empty service is valid")
+			}
+			validateCoreKind(obj, obj.DeepCopyObject())
 		})
 	}
 }
