@@ -195,4 +195,14 @@ var validationCoreCases = []writeCase{
 		{Name: "update immutable fields", Method: "PUT", Path: "/apis/storage.k8s.io/v1/storageclasses/{ns}-good", Body: `{"metadata":{"name":"{ns}-good"},"provisioner":"example.com/other","parameters":{"type":"hdd"},"reclaimPolicy":"Retain","volumeBindingMode":"WaitForFirstConsumer"}`},
 		{Name: "update labels", Method: "PUT", Path: "/apis/storage.k8s.io/v1/storageclasses/{ns}-good", Body: `{"metadata":{"name":"{ns}-good","labels":{"a":"b"}},"provisioner":"example.com/disk","parameters":{"type":"ssd"}}`},
 	}},
+	{Name: "core-resourcequota", Steps: []writeStep{
+		nsStep(),
+		{Name: "good", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"good"},"spec":{"hard":{"pods":"10","requests.cpu":"2","count/deployments.apps":"5"},"scopes":["NotTerminating"]}}`},
+		{Name: "unknown resource", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q1"},"spec":{"hard":{"bogus":"1"}}}`},
+		{Name: "invalid resource name", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q1"},"spec":{"hard":{"a b":"-1"}}}`},
+		{Name: "fraction of pods", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q1"},"spec":{"hard":{"pods":"1500m"}}}`},
+		{Name: "scopes", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q2"},"spec":{"hard":{"secrets":"1"},"scopes":["BestEffort","NotBestEffort","Weekend"]}}`},
+		{Name: "scope selector", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q3"},"spec":{"hard":{"pods":"1"},"scopeSelector":{"matchExpressions":[{"scopeName":"Terminating","operator":"In"},{"scopeName":"PriorityClass","operator":"Exists","values":["x"]},{"scopeName":"NotTerminating","operator":"Maybe"}]}}}`},
+		{Name: "update scopes", Method: "PUT", Path: "/api/v1/namespaces/{ns}/resourcequotas/good", Body: `{"metadata":{"name":"good"},"spec":{"hard":{"pods":"10"},"scopes":["Terminating"]}}`},
+	}},
 }

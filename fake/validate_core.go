@@ -26,14 +26,35 @@ import (
 // validator returns the causes beyond ObjectMeta's in the apiserver's order; where the apiserver
 // walks a map (a ConfigMap's or Secret's keys), in the order of the sorted keys, as the
 // apiserver's own order is Go's random one. This file holds the dispatch, config maps, secrets
-// and the format helpers; validate_service.go, validate_endpoints.go, validate_rbac.go,
-// validate_network.go, validate_groups.go and validate_hpa.go the other kinds.
+// and the format helpers; validate_service.go, validate_endpoints.go, validate_quota.go,
+// validate_rbac.go, validate_network.go, validate_groups.go and validate_hpa.go the other kinds.
 
 // validateCoreKind is the spec validation of a Service, Endpoints, EndpointSlice, ConfigMap,
-// Secret, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget, HorizontalPodAutoscaler,
-// NetworkPolicy, Ingress, PriorityClass or StorageClass on create (old nil) and update; other
-// kinds have none here.
+// Secret, ResourceQuota, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget,
+// HorizontalPodAutoscaler, NetworkPolicy, Ingress, PriorityClass or StorageClass on create (old
+// nil) and update; other kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
+	return uniqueCauses(coreKindCauses(obj, old))
+}
+
+// uniqueCauses drops the causes that repeat an earlier one word for word. The apiserver's
+// handwritten validators report some causes twice (an HPA metric's unsupported type, a quota
+// scope unfit for a resource); it answers each once, as the declarative validation's filter of
+// the handwritten causes goes through an aggregate error, which drops repeated messages.
+func uniqueCauses(errs field.ErrorList) field.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0:0]
+	for _, e := range errs {
+		if msg := e.Error(); !seen[msg] {
+			seen[msg] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// coreKindCauses is validateCoreKind before uniqueCauses.
+func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
 		var prev *corev1.Service
@@ -75,6 +96,12 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 			prev = &old.(*rbacv1.ClusterRoleBinding).RoleRef
 		}
 		return validateBinding(o.RoleRef, o.Subjects, prev, false)
+	case *corev1.ResourceQuota:
+		var prev *corev1.ResourceQuota
+		if old != nil {
+			prev = old.(*corev1.ResourceQuota)
+		}
+		return validateResourceQuota(o, prev)
 	case *corev1.Endpoints:
 		var prev *corev1.Endpoints
 		if old != nil {

@@ -273,3 +273,20 @@ func TestValidateCoreKindZeroValues(t *testing.T) {
 		})
 	}
 }
+
+func TestUniqueCauses(t *testing.T) {
+	p := field.NewPath("spec", "scopes")
+	errs := field.ErrorList{
+		field.Invalid(p, []string{"A"}, "unsupported scope applied to resource"),
+		field.Invalid(p, []string{"A"}, "unsupported scope applied to resource"),
+		field.Invalid(p, []string{"B"}, "unsupported scope applied to resource"),
+		field.Required(p, ""),
+	}
+	want := `spec.scopes: Invalid value: ["A"]: unsupported scope applied to resource; spec.scopes: Invalid value: ["B"]: unsupported scope applied to resource; spec.scopes: Required value`
+	if got := causes(uniqueCauses(errs)); got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := uniqueCauses(nil); len(got) != 0 {
+		t.Errorf("nil: %v", got)
+	}
+}

@@ -122,13 +122,13 @@ func validateMetricSpec(m *autoscalingv2.MetricSpec, oldInvalidObject bool, path
 		autoscalingv2.ResourceMetricSourceType: "resource", autoscalingv2.ExternalMetricSourceType: "external",
 		autoscalingv2.ContainerResourceMetricSourceType: "containerResource",
 	}[m.Type]
-	if expected != "" {
-		if !slices.Contains(present, expected) {
-			errs = append(errs, field.Required(path.Child(expected), "must populate information for the given metric source"))
-		}
+	switch {
+	case expected == "":
+		// A second time, as the apiserver's validator does (uniqueCauses drops it).
+		errs = append(errs, field.NotSupported(path.Child("type"), m.Type, metricSourceTypes))
+	case !slices.Contains(present, expected):
+		errs = append(errs, field.Required(path.Child(expected), "must populate information for the given metric source"))
 	}
-	// The apiserver's validator reports an unsupported type a second time here, yet answers it
-	// once (reference/observed-validation-core.md, core-hpa / metrics).
 	// The apiserver walks the other sources present as a set, in Go's map order; this walks
 	// them in the order above.
 	if len(present) != 1 {
