@@ -27,8 +27,8 @@ import (
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
 // replication controllers, network policies, secrets, persistent volumes and their claims, role
-// bindings, horizontal pod autoscalers, endpoints' and endpoint slices' ports, priority classes and
-// storage classes (reference/observed-validation-core.md).
+// bindings, horizontal pod autoscalers, endpoints' and endpoint slices' ports, ingress classes,
+// priority classes and storage classes (reference/observed-validation-core.md).
 // The apiserver defaults every object it decodes from a request (create, update, and the result of
 // a patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
 
@@ -105,6 +105,10 @@ func applyDefaults(obj runtime.Object) {
 			if p := &o.Ports[i]; p.Protocol == nil {
 				p.Protocol = ptr.To(corev1.ProtocolTCP)
 			}
+		}
+	case *networkingv1.IngressClass:
+		if p := o.Spec.Parameters; p != nil && p.Scope == nil {
+			p.Scope = ptr.To(networkingv1.IngressClassParametersReferenceScopeCluster)
 		}
 	case *schedulingv1.PriorityClass:
 		if o.PreemptionPolicy == nil {

@@ -205,4 +205,11 @@ var validationCoreCases = []writeCase{
 		{Name: "scope selector", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q3"},"spec":{"hard":{"pods":"1"},"scopeSelector":{"matchExpressions":[{"scopeName":"Terminating","operator":"In"},{"scopeName":"PriorityClass","operator":"Exists","values":["x"]},{"scopeName":"NotTerminating","operator":"Maybe"}]}}}`},
 		{Name: "update scopes", Method: "PUT", Path: "/api/v1/namespaces/{ns}/resourcequotas/good", Body: `{"metadata":{"name":"good"},"spec":{"hard":{"pods":"10"},"scopes":["Terminating"]}}`},
 	}},
+	{Name: "core-ingressclass", Steps: []writeStep{
+		nsStep(),
+		{Name: "good", Method: "POST", Path: "/apis/networking.k8s.io/v1/ingressclasses", Body: `{"metadata":{"name":"{ns}-good"},"spec":{"controller":"example.com/ingress","parameters":{"kind":"Config","name":"c"}}}`},
+		{Name: "controller and parameters", Method: "POST", Path: "/apis/networking.k8s.io/v1/ingressclasses", Body: `{"metadata":{"name":"{ns}-c1"},"spec":{"controller":"nginx","parameters":{"apiGroup":"Bad_Group","kind":"","name":"a/b","scope":"Namespace"}}}`},
+		{Name: "scope", Method: "POST", Path: "/apis/networking.k8s.io/v1/ingressclasses", Body: `{"metadata":{"name":"{ns}-c2"},"spec":{"controller":"example.com/x","parameters":{"kind":"K","name":"n","scope":"Cluster","namespace":"default"}}}`},
+		{Name: "update controller", Method: "PUT", Path: "/apis/networking.k8s.io/v1/ingressclasses/{ns}-good", Body: `{"metadata":{"name":"{ns}-good"},"spec":{"controller":"example.com/other","parameters":{"kind":"Config","name":"c"}}}`},
+	}},
 }

@@ -31,8 +31,8 @@ import (
 
 // validateCoreKind is the spec validation of a Service, Endpoints, EndpointSlice, ConfigMap,
 // Secret, ResourceQuota, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget,
-// HorizontalPodAutoscaler, NetworkPolicy, Ingress, PriorityClass or StorageClass on create (old
-// nil) and update; other kinds have none here.
+// HorizontalPodAutoscaler, NetworkPolicy, Ingress, IngressClass, PriorityClass or StorageClass on
+// create (old nil) and update; other kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	return uniqueCauses(coreKindCauses(obj, old))
 }
@@ -122,6 +122,12 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 			prev = old.(*networkingv1.Ingress)
 		}
 		return validateIngress(o, prev)
+	case *networkingv1.IngressClass:
+		var prev *networkingv1.IngressClass
+		if old != nil {
+			prev = old.(*networkingv1.IngressClass)
+		}
+		return validateIngressClass(o, prev)
 	case *schedulingv1.PriorityClass:
 		var prev *schedulingv1.PriorityClass
 		if old != nil {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -16,7 +17,7 @@ import (
 )
 
 // The networking.k8s.io validation of kube-apiserver 1.37.2 (pkg/apis/networking/validation) for
-// network policies and ingresses. Its declarative validation (beta, enforced) has taken over the
+// network policies, ingresses and ingress classes. Its declarative validation (beta, enforced) has taken over the
 // required cidr of an ipBlock: that cause follows all others.
 
 // networkPolicyProtocols are the protocols a network policy port may name, in the apiserver's
@@ -347,6 +348,69 @@ func validateIngressBackend(b *networkingv1.IngressBackend, path *field.Path) fi
 		}
 	default:
 		errs = append(errs, field.Invalid(path, "", "resource or service backend is required"))
+	}
+	return errs
+}
+
+// Ingress classes.
+
+// maxControllerLength is the longest ingress class controller name.
+const maxControllerLength = 250
+
+// validateIngressClass is the apiserver's ValidateIngressClass without ObjectMeta (old nil) and
+// ValidateIngressClassUpdate, whose controller never changes. Its declarative validation (beta,
+// enforced) has taken over the parameters' required kind and name: their causes follow all
+// others.
+func validateIngressClass(ic, old *networkingv1.IngressClass) field.ErrorList {
+	errs := field.ErrorList{}
+	path := field.NewPath("spec")
+	if old != nil {
+		errs = append(errs, apimachineryvalidation.ValidateImmutableField(ic.Spec.Controller, old.Spec.Controller, path.Child("controller"))...)
+	}
+	if len(ic.Spec.Controller) > maxControllerLength {
+		errs = append(errs, field.TooLong(path.Child("controller"), "", maxControllerLength))
+	}
+	errs = append(errs, validation.IsDomainPrefixedPath(path.Child("controller"), ic.Spec.Controller)...)
+	params := ic.Spec.Parameters
+	if params == nil {
+		return errs
+	}
+	p := path.Child("parameters")
+	if g := params.APIGroup; g != nil {
+		for _, msg := range validation.IsDNS1123Subdomain(*g) {
+			errs = append(errs, field.Invalid(p.Child("apiGroup"), *g, msg))
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"kind", params.Kind}, {"name", params.Name}} {
+		if f.v == "" {
+			continue // the declarative rule below
+		}
+		for _, msg := range content.IsPathSegmentName(f.v) {
+			errs = append(errs, field.Invalid(p.Child(f.name), f.v, msg))
+		}
+	}
+	switch scope := params.Scope; {
+	case scope == nil:
+		errs = append(errs, field.Required(p.Child("scope"), ""))
+	case *scope != networkingv1.IngressClassParametersReferenceScopeCluster && *scope != networkingv1.IngressClassParametersReferenceScopeNamespace:
+		errs = append(errs, field.NotSupported(p.Child("scope"), *scope, []string{networkingv1.IngressClassParametersReferenceScopeCluster, networkingv1.IngressClassParametersReferenceScopeNamespace}))
+	case *scope == networkingv1.IngressClassParametersReferenceScopeNamespace && params.Namespace == nil:
+		errs = append(errs, field.Required(p.Child("namespace"), "`parameters.scope` is set to 'Namespace'"))
+	case *scope == networkingv1.IngressClassParametersReferenceScopeNamespace:
+		for _, msg := range apimachineryvalidation.ValidateNamespaceName(*params.Namespace, false) {
+			errs = append(errs, field.Invalid(p.Child("namespace"), *params.Namespace, msg))
+		}
+	case params.Namespace != nil:
+		errs = append(errs, field.Forbidden(p.Child("namespace"), "`parameters.scope` is set to 'Cluster'"))
+	}
+	// The declarative rules, unless an update leaves the parameters alone.
+	if old == nil || !equality.Semantic.DeepEqual(params, old.Spec.Parameters) {
+		if params.Kind == "" {
+			errs = append(errs, field.Required(p.Child("kind"), ""))
+		}
+		if params.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
 	}
 	return errs
 }
