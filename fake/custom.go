@@ -119,7 +119,8 @@ func contains(s []string, x string) bool {
 
 // validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, a
 // custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place,
-// and the spec of pods and workloads (validate_workloads.go).
+// the spec of pods and workloads (validate_workloads.go), and the spec rules of the other
+// built-in kinds that validateCoreKind knows (on their main resource).
 func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
@@ -148,7 +149,11 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 		}
 		return errs
 	default:
-		return validateWorkloadKind(obj, old)
+		errs := validateWorkloadKind(obj, old)
+		if subresource == "" {
+			errs = append(errs, validateCoreKind(obj, old)...)
+		}
+		return errs
 	}
 }
 

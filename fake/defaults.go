@@ -21,9 +21,10 @@ import (
 // are recorded in reference/observed-writes.md and reference/observed-defaults.md: pods and pod
 // templates (in deployments, replica sets, replication controllers, stateful sets, daemon sets,
 // jobs and cron jobs), services, jobs, cron jobs, daemon sets, stateful sets, replica sets,
-// replication controllers, network policies, secrets, persistent volumes and their claims, nodes. The
-// apiserver defaults every object it decodes from a request (create, update, and the result of a
-// patch), so the fake does it there too. Other kinds' defaults are not reproduced (README).
+// replication controllers, network policies, secrets, persistent volumes and their claims, nodes,
+// and (defaults_more.go) the cluster-level and policy kinds. The apiserver defaults every object it
+// decodes from a request (create, update, and the result of a patch), so the fake does it there
+// too. Other kinds' defaults are not reproduced (README).
 
 // applyDefaults sets the recorded defaults of obj.
 func applyDefaults(obj runtime.Object) {
@@ -505,7 +506,9 @@ func defaultService(o *corev1.Service) {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
 	}
-	if (s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer) && s.ExternalTrafficPolicy == "" {
+	externallyAccessible := s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer ||
+		(s.Type == corev1.ServiceTypeClusterIP && len(s.ExternalIPs) > 0)
+	if externallyAccessible && s.ExternalTrafficPolicy == "" {
 		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 	}
 	if s.Type != corev1.ServiceTypeExternalName && s.InternalTrafficPolicy == nil {

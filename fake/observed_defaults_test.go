@@ -107,7 +107,7 @@ func TestObservedDefaults(t *testing.T) {
 // allocatedKeys are the fields whose values the apiserver allocates at random (or sets to the
 // time of the write); compareStep compares them by presence: a recorded value the request did
 // not ask for must be matched by one the fake allocated.
-var allocatedKeys = map[string]bool{"clusterIP": true, "clusterIPs": true, "nodePort": true, "lastPhaseTransitionTime": true}
+var allocatedKeys = map[string]bool{"clusterIP": true, "clusterIPs": true, "nodePort": true, "healthCheckNodePort": true, "lastPhaseTransitionTime": true}
 
 // maskAllocated replaces, in an answer, the values of allocatedKeys that the request's body does
 // not name with a placeholder.

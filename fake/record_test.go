@@ -62,7 +62,7 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 	var lastUID, lastRV string
 	for _, st := range c.Steps {
 		sub := func(s string) string {
-			return strings.NewReplacer("{ns}", ns, "{uid}", lastUID, "{rv}", lastRV).Replace(s)
+			return strings.NewReplacer("{ns}", ns, "{uid}", lastUID, "{rv}", lastRV, "{1MiB}", oneMiB).Replace(s)
 		}
 		var body io.Reader
 		if st.Body != "" {
@@ -107,6 +107,10 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 	}
 	return out
 }
+
+// oneMiB is what {1MiB} in a step's body stands for: 1 MiB of text, the size limit of a
+// ConfigMap's or Secret's data, kept out of the recorded bodies.
+var oneMiB = strings.Repeat("x", 1<<20)
 
 // normalizer replaces what differs between two servers doing the same thing — uids (numbered in
 // order of appearance within a case, so that the same uid twice is the same placeholder),

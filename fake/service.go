@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -143,10 +145,19 @@ func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Servic
 			sp.Ports[i].NodePort, ports[p] = p, true
 		}
 	}
+	// A LoadBalancer service that keeps traffic on the node gets a health check port too.
+	if sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && sp.HealthCheckNodePort == 0 {
+		p, ok := randomPort(ports)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed to allocate a HealthCheck NodePort: range is full"))
+		}
+		sp.HealthCheckNodePort = p
+	}
 	return s.serviceMu.Unlock, nil
 }
 
-// allocated returns the cluster IPs and node ports the stored services hold.
+// allocated returns the cluster IPs and node ports (health check ports included) the stored
+// services hold.
 func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool, map[int32]bool, error) {
 	page, err := r.cache.List(ctx, watchcache.ListOptions{ResourceVersion: "0"})
 	if err != nil {
@@ -156,8 +167,9 @@ func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool,
 	for _, it := range page.Items {
 		var svc struct {
 			Spec struct {
-				ClusterIPs []string `json:"clusterIPs"`
-				Ports      []struct {
+				ClusterIPs          []string `json:"clusterIPs"`
+				HealthCheckNodePort int32    `json:"healthCheckNodePort"`
+				Ports               []struct {
 					NodePort int32 `json:"nodePort"`
 				} `json:"ports"`
 			} `json:"spec"`
@@ -174,6 +186,9 @@ func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool,
 			if p.NodePort != 0 {
 				ports[p.NodePort] = true
 			}
+		}
+		if p := svc.Spec.HealthCheckNodePort; p != 0 {
+			ports[p] = true
 		}
 	}
 	return ips, ports, nil
@@ -215,8 +230,9 @@ func randomPort(taken map[int32]bool) (int32, bool) {
 }
 
 // keepAllocated is the service registry's update rule for what it allocated: a new state that
-// leaves the cluster IPs, IP families or node ports out keeps the stored ones (kubectl replace of
-// a manifest without them keeps the service's IP).
+// leaves the cluster IPs, IP families, node ports (of a type that has them, before and after) or
+// health check port out keeps the stored ones (kubectl replace of a manifest without them keeps
+// the service's IP).
 func keepAllocated(svc, old *corev1.Service) {
 	sp, op := &svc.Spec, &old.Spec
 	if sp.Type == corev1.ServiceTypeExternalName || op.Type == corev1.ServiceTypeExternalName {
@@ -231,11 +247,17 @@ func keepAllocated(svc, old *corev1.Service) {
 	if len(sp.IPFamilies) == 0 {
 		sp.IPFamilies = op.IPFamilies
 	}
+	needsHealthCheck := func(sp *corev1.ServiceSpec) bool {
+		return sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	}
+	if needsHealthCheck(sp) && needsHealthCheck(op) && sp.HealthCheckNodePort == 0 {
+		sp.HealthCheckNodePort = op.HealthCheckNodePort
+	}
 	if sp.IPFamilyPolicy == nil {
 		sp.IPFamilyPolicy = op.IPFamilyPolicy
 	}
 	for i := range sp.Ports {
-		if sp.Ports[i].NodePort != 0 {
+		if sp.Ports[i].NodePort != 0 || !needsNodePorts(sp) || !needsNodePorts(op) {
 			continue
 		}
 		for _, o := range op.Ports {
@@ -257,4 +279,73 @@ func validateServiceUpdate(svc, old *corev1.Service) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs").Index(0), sp.ClusterIPs, "may not change once set")}
 	}
 	return nil
+}
+
+// needsNodePorts reports whether a service of the spec's type has node ports.
+func needsNodePorts(sp *corev1.ServiceSpec) bool {
+	return sp.Type == corev1.ServiceTypeNodePort || sp.Type == corev1.ServiceTypeLoadBalancer
+}
+
+// dropTypeDependentFields is the service strategy's rule for an update that changes the type:
+// what the old type had and the new one does not use goes, unless the update changed it too
+// (which validation then refuses): the cluster IPs and IP families of a service that becomes an
+// ExternalName, the node ports, health check port, load balancer class and node port allocation
+// of one that stops being a LoadBalancer or NodePort, and the external traffic policy of one that
+// stops being reachable from outside.
+func dropTypeDependentFields(svc, old *corev1.Service) {
+	sp, op := &svc.Spec, &old.Spec
+	if op.Type != corev1.ServiceTypeExternalName && sp.Type == corev1.ServiceTypeExternalName {
+		if sp.ClusterIP == op.ClusterIP && slices.Equal(sp.ClusterIPs, op.ClusterIPs) {
+			sp.ClusterIP, sp.ClusterIPs = "", nil
+		}
+		if slices.Equal(sp.IPFamilies, op.IPFamilies) {
+			sp.IPFamilies = nil
+		}
+		if ptr.Deref(sp.IPFamilyPolicy, "") == ptr.Deref(op.IPFamilyPolicy, "") {
+			sp.IPFamilyPolicy = nil
+		}
+	}
+	nodePorts := func(sp *corev1.ServiceSpec) map[int32]bool {
+		out := map[int32]bool{}
+		for _, p := range sp.Ports {
+			if p.NodePort != 0 {
+				out[p.NodePort] = true
+			}
+		}
+		return out
+	}
+	if needsNodePorts(op) && !needsNodePorts(sp) && maps.Equal(nodePorts(sp), nodePorts(op)) {
+		for i := range sp.Ports {
+			sp.Ports[i].NodePort = 0
+		}
+	}
+	needsHealthCheck := func(sp *corev1.ServiceSpec) bool {
+		return sp.Type == corev1.ServiceTypeLoadBalancer && sp.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	}
+	if needsHealthCheck(op) && !needsHealthCheck(sp) && sp.HealthCheckNodePort == op.HealthCheckNodePort {
+		sp.HealthCheckNodePort = 0
+	}
+	if op.Type == corev1.ServiceTypeLoadBalancer && sp.Type != corev1.ServiceTypeLoadBalancer {
+		if a, b := sp.AllocateLoadBalancerNodePorts, op.AllocateLoadBalancerNodePorts; a != nil && b != nil && *a == *b {
+			sp.AllocateLoadBalancerNodePorts = nil
+		}
+		if (sp.LoadBalancerClass == nil) == (op.LoadBalancerClass == nil) && ptr.Deref(sp.LoadBalancerClass, "") == ptr.Deref(op.LoadBalancerClass, "") {
+			sp.LoadBalancerClass = nil
+		}
+	}
+	externallyAccessible := func(sp *corev1.ServiceSpec) bool {
+		return needsNodePorts(sp) || (sp.Type == corev1.ServiceTypeClusterIP && len(sp.ExternalIPs) > 0)
+	}
+	if externallyAccessible(op) && !externallyAccessible(sp) && sp.ExternalTrafficPolicy == op.ExternalTrafficPolicy {
+		sp.ExternalTrafficPolicy = ""
+	}
+	if sp.Type != corev1.ServiceTypeLoadBalancer {
+		svc.Status.LoadBalancer = corev1.LoadBalancerStatus{}
+	}
+	// The apiserver stores the internal traffic policy defaulted for the old type, but drops it
+	// from every ExternalName service it reads (its storage's decorator); the fake's reads are
+	// of what it stores.
+	if sp.Type == corev1.ServiceTypeExternalName {
+		sp.InternalTrafficPolicy = nil
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -84,6 +85,8 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		// The StorageObjectInUseProtection admission plugin's finalizer, and the strategy's phase.
 		addFinalizer(m, "kubernetes.io/pvc-protection")
 		o.Status.Phase = corev1.ClaimPending
+	case *coordinationv1.Lease:
+		prepareLease(o, nil)
 	case *corev1.PersistentVolume:
 		addFinalizer(m, "kubernetes.io/pv-protection")
 		o.Status.Phase = corev1.VolumePending
@@ -175,6 +178,18 @@ func mergeStringData(s *corev1.Secret) {
 	s.StringData = nil
 }
 
+// prepareLease drops a lease's strategy and preferred holder, each unless the stored lease (old,
+// nil on create) has it: the lease strategy with the CoordinatedLeaderElection feature off, as in
+// kube-apiserver 1.37.2 by default (reference/observed-validation-core.md, core-lease).
+func prepareLease(l, old *coordinationv1.Lease) {
+	if old == nil || old.Spec.Strategy == nil {
+		l.Spec.Strategy = nil
+	}
+	if old == nil || old.Spec.PreferredHolder == nil {
+		l.Spec.PreferredHolder = nil
+	}
+}
+
 // setNamespaceNameLabel sets the label kubernetes.io/metadata.name to the namespace's name, as
 // the namespace strategy does on create and update.
 func setNamespaceNameLabel(ns *corev1.Namespace) {
@@ -218,9 +233,12 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	case *corev1.Service:
+		dropTypeDependentFields(o, old.(*corev1.Service))
 		keepAllocated(o, old.(*corev1.Service))
 	case *appsv1.DaemonSet:
 		nextTemplateGeneration(o, old.(*appsv1.DaemonSet))
+	case *coordinationv1.Lease:
+		prepareLease(o, old.(*coordinationv1.Lease))
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if subresource != "finalize" {

@@ -187,7 +187,10 @@ func (s *Server) validate(ctx context.Context, op Operation, r *served, obj, old
 	return nil
 }
 
-// uniqueCauses drops the errors that repeat an earlier one (type, field, value and detail).
+// uniqueCauses drops the errors that repeat an earlier one (type, field, value and detail). The
+// apiserver's handwritten validators report some causes twice (an HPA metric's unsupported type,
+// a quota scope unfit for a resource); it answers each once, as the declarative validation's
+// filter of the handwritten causes goes through an aggregate error, which drops repeated messages.
 func uniqueCauses(errs field.ErrorList) field.ErrorList {
 	seen := make(map[string]bool, len(errs))
 	out := errs[:0:0]
