@@ -1,62 +1,34 @@
 package fake_test
 
 import (
-	"crypto/tls"
 	"encoding/json"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/watchcache/watchcache/fake"
 )
 
-// recording is a list of cases recorded from the oracle into a JSON file the fake replays and a
-// Markdown file of the reference.
-type recording struct {
-	cases          []writeCase
-	file, markdown string
-}
-
 // defaultRecordings are the cases of defaults, of the scale subresource and of apply bodies.
-var defaultRecordings = []recording{
-	{defaultCases, "testdata/observed-defaults.json", "observed-defaults.md"},
-	{scaleCases, "testdata/observed-scale.json", "observed-scale.md"},
-	{applyBodyCases, "testdata/observed-apply-bodies.json", "observed-apply-bodies.md"},
-}
+var defaultRecordings = func() []recording {
+	out := []recording{
+		{cases: defaultCases, file: "testdata/observed-defaults.json", markdown: "observed-defaults.md"},
+		{cases: scaleCases, file: "testdata/observed-scale.json", markdown: "observed-scale.md"},
+		{cases: applyBodyCases, file: "testdata/observed-apply-bodies.json", markdown: "observed-apply-bodies.md"},
+	}
+	for i := range out {
+		out[i].title = strings.TrimSuffix(strings.TrimPrefix(out[i].markdown, "observed-"), ".md")
+		out[i].recorder, out[i].replayer, out[i].source = "TestRecordOracleDefaults", "TestObservedDefaults", "observed_defaults_test.go"
+	}
+	return out
+}()
 
 // TestRecordOracleDefaults records defaultCases and scaleCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh
 // oracle).
 func TestRecordOracleDefaults(t *testing.T) {
-	base := os.Getenv("WATCHCACHE_ORACLE_URL")
-	if base == "" {
-		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-writes.md)")
-	}
-	srv := server{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
-	}}
-	defer srv.client.CloseIdleConnections()
+	srv := oracleServer(t)
 	for _, rec := range defaultRecordings {
-		var all []observedCase
-		for _, c := range rec.cases {
-			all = append(all, runCase(t, srv, c))
-		}
-		b, err := json.MarshalIndent(all, "", " ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(rec.file, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		md := strings.Replace(string(renderObserved(all)), "# Observed writes:", "# Observed "+strings.TrimSuffix(strings.TrimPrefix(rec.markdown, "observed-"), ".md")+":", 1)
-		md = strings.ReplaceAll(md, "-run TestRecordOracle`", "-run TestRecordOracleDefaults`")
-		md = strings.ReplaceAll(md, "`TestObservedWrites` (fake/observed_test.go)", "`TestObservedDefaults` (fake/observed_defaults_test.go)")
-		md = strings.ReplaceAll(md, "`fake/testdata/observed-writes.json`", "`fake/"+rec.file+"`")
-		if err := os.WriteFile(filepath.Join("..", "reference", rec.markdown), []byte(md), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		rec.record(t, srv)
 	}
 }
 
@@ -64,43 +36,8 @@ func TestRecordOracleDefaults(t *testing.T) {
 // code, warnings and the whole body must be the apiserver's, defaulted fields and managedFields
 // included (compareStep).
 func TestObservedDefaults(t *testing.T) {
-	srv := fake.NewTest(t, fake.Options{})
-	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
-	defer target.client.CloseIdleConnections()
 	for _, rec := range defaultRecordings {
-		b, err := os.ReadFile(rec.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []observedCase
-		if err := json.Unmarshal(b, &want); err != nil {
-			t.Fatal(err)
-		}
-		byName := map[string]writeCase{}
-		for _, c := range rec.cases {
-			byName[c.Name] = c
-		}
-		for _, wc := range want {
-			t.Run(wc.Name, func(t *testing.T) {
-				c, ok := byName[wc.Name]
-				if !ok {
-					t.Fatalf("recorded case %s is not in the cases: re-record (TestRecordOracleDefaults)", wc.Name)
-				}
-				got := runCase(t, target, c)
-				if len(got.Steps) != len(wc.Steps) {
-					t.Fatalf("%d steps, recorded %d: re-record (TestRecordOracleDefaults)", len(got.Steps), len(wc.Steps))
-				}
-				for i, w := range wc.Steps {
-					g := got.Steps[i]
-					t.Run(w.Name, func(t *testing.T) {
-						if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body {
-							t.Fatalf("step differs from the record: re-record (TestRecordOracleDefaults)")
-						}
-						compareStep(t, wc.Name+"/"+w.Name, g, w)
-					})
-				}
-			})
-		}
+		rec.replay(t, fake.Options{}, nil)
 	}
 }
 

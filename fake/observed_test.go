@@ -3,16 +3,12 @@ package fake_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/watchcache/watchcache/fake"
 )
 
 // knownDifferences are the steps whose answers differ from the record, and why (README,
@@ -27,48 +23,7 @@ var knownDifferences = map[string]string{
 // kube-apiserver 1.37.2 without kube-controller-manager) against the fake without its controllers
 // and compares the normalized answers: status code, Warning headers and body. Objects are compared
 // whole, defaulted fields included, and their managedFields but for the entries' times.
-func TestObservedWrites(t *testing.T) {
-	b, err := os.ReadFile(observedWritesFile)
-	if os.IsNotExist(err) {
-		t.Skipf("%s is not recorded yet (TestRecordOracle)", observedWritesFile)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []observedCase
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
-	// The record is of an apiserver without kube-controller-manager: no controllers.
-	srv := fake.NewTest(t, fake.Options{Now: recordClock, NoGarbageCollector: true, NoNamespaceController: true})
-	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
-	defer target.client.CloseIdleConnections()
-	byName := map[string]writeCase{}
-	for _, c := range writeCases {
-		byName[c.Name] = c
-	}
-	for _, wc := range want {
-		t.Run(wc.Name, func(t *testing.T) {
-			c, ok := byName[wc.Name]
-			if !ok {
-				t.Fatalf("recorded case %s is not in writeCases", wc.Name)
-			}
-			got := runCase(t, target, c)
-			if len(got.Steps) != len(wc.Steps) {
-				t.Fatalf("%d steps, recorded %d: re-record (TestRecordOracle)", len(got.Steps), len(wc.Steps))
-			}
-			for i, w := range wc.Steps {
-				g := got.Steps[i]
-				t.Run(w.Name, func(t *testing.T) {
-					if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body {
-						t.Fatalf("step differs from the record: re-record (TestRecordOracle)")
-					}
-					compareStep(t, wc.Name+"/"+w.Name, g, w)
-				})
-			}
-		})
-	}
-}
+func TestObservedWrites(t *testing.T) { writesRecording.replay(t, noControllers, nil) }
 
 func compareStep(t *testing.T, name string, got, want observedStep) {
 	t.Helper()

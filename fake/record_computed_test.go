@@ -1,15 +1,8 @@
 package fake_test
 
 import (
-	"crypto/tls"
 	"encoding/json"
-	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/watchcache/watchcache/fake"
 )
 
 // computedCases are writes to the subresources the apiserver computes rather than stores —
@@ -121,81 +114,22 @@ var computedCases = []writeCase{
 	}},
 }
 
-const observedComputedFile = "testdata/observed-computed.json"
+// computedRecording is where computedCases are recorded and replayed.
+var computedRecording = recording{cases: computedCases, file: "testdata/observed-computed.json", markdown: "observed-computed.md",
+	title: "computed subresources", recorder: "TestRecordOracleComputed", replayer: "TestObservedComputed", source: "record_computed_test.go"}
 
 // TestRecordOracleComputed records computedCases from a fresh kube-apiserver as
 // TestRecordOracle records writeCases.
-func TestRecordOracleComputed(t *testing.T) {
-	base := os.Getenv("WATCHCACHE_ORACLE_URL")
-	if base == "" {
-		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-writes.md)")
-	}
-	srv := server{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
-	}}
-	defer srv.client.CloseIdleConnections()
-	var all []observedCase
-	for _, c := range computedCases {
-		all = append(all, runCase(t, srv, c))
-	}
-	b, err := json.MarshalIndent(all, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(observedComputedFile, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	md := strings.Replace(string(renderObserved(all)), "# Observed writes:", "# Observed computed subresources:", 1)
-	md = strings.ReplaceAll(md, "-run TestRecordOracle`", "-run TestRecordOracleComputed`")
-	md = strings.ReplaceAll(md, "`TestObservedWrites` (fake/observed_test.go)", "`TestObservedComputed` (fake/record_computed_test.go)")
-	md = strings.ReplaceAll(md, "`fake/testdata/observed-writes.json`", "`fake/"+observedComputedFile+"`")
-	if err := os.WriteFile(filepath.Join("..", "reference", "observed-computed.md"), []byte(md), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestRecordOracleComputed(t *testing.T) { computedRecording.record(t, oracleServer(t)) }
 
-// TestObservedComputed replays the recorded bindings and evictions against the fake, as
-// TestObservedWrites replays writeCases (an apiserver without kube-controller-manager: no
+// TestObservedComputed replays the recorded bindings, evictions, finalizes and tokens against the
+// fake, as TestObservedWrites replays writeCases (an apiserver without kube-controller-manager: no
 // controllers). The times the server sets when it writes (conditions' lastTransitionTime, a
-// budget's disruptedPods) are compared by presence.
+// budget's disruptedPods, a token's expiry) and the token itself are compared by presence.
 func TestObservedComputed(t *testing.T) {
-	b, err := os.ReadFile(observedComputedFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []observedCase
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
-	srv := fake.NewTest(t, fake.Options{Now: recordClock, NoGarbageCollector: true, NoNamespaceController: true})
-	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
-	defer target.client.CloseIdleConnections()
-	byName := map[string]writeCase{}
-	for _, c := range computedCases {
-		byName[c.Name] = c
-	}
-	for _, wc := range want {
-		t.Run(wc.Name, func(t *testing.T) {
-			c, ok := byName[wc.Name]
-			if !ok {
-				t.Fatalf("recorded case %s is not in computedCases: re-record (TestRecordOracleComputed)", wc.Name)
-			}
-			got := runCase(t, target, c)
-			if len(got.Steps) != len(wc.Steps) {
-				t.Fatalf("%d steps, recorded %d: re-record (TestRecordOracleComputed)", len(got.Steps), len(wc.Steps))
-			}
-			for i, w := range wc.Steps {
-				g := got.Steps[i]
-				t.Run(w.Name, func(t *testing.T) {
-					if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body {
-						t.Fatalf("step differs from the record: re-record (TestRecordOracleComputed)")
-					}
-					g.Response, w.Response = maskWriteTimes(g.Response), maskWriteTimes(w.Response)
-					compareStep(t, wc.Name+"/"+w.Name, g, w)
-				})
-			}
-		})
-	}
+	computedRecording.replay(t, noControllers, func(_ string, got, want *observedStep) {
+		got.Response, want.Response = maskWriteTimes(got.Response), maskWriteTimes(want.Response)
+	})
 }
 
 // maskWriteTimes replaces, in an answer, the times a server stamps on a write it makes itself —

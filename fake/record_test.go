@@ -2,13 +2,10 @@ package fake_test
 
 import (
 	"bytes"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -217,30 +214,11 @@ var parenthesizedNumber = regexp.MustCompile(`\([0-9]+\)`)
 // TestRecordOracle records writeCases from a kube-apiserver (WATCHCACHE_ORACLE_URL, with the
 // bearer token WATCHCACHE_ORACLE_TOKEN) into testdata/observed-writes.json and
 // ../reference/observed-writes.md. The oracle must be fresh: the cases' namespaces must not exist.
-func TestRecordOracle(t *testing.T) {
-	base := os.Getenv("WATCHCACHE_ORACLE_URL")
-	if base == "" {
-		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-writes.md)")
-	}
-	srv := server{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
-	}}
-	defer srv.client.CloseIdleConnections()
-	var all []observedCase
-	for _, c := range writeCases {
-		all = append(all, runCase(t, srv, c))
-	}
-	b, err := json.MarshalIndent(all, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(observedWritesFile, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("..", "reference", "observed-writes.md"), renderObserved(all), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestRecordOracle(t *testing.T) { writesRecording.record(t, oracleServer(t)) }
+
+// writesRecording is where writeCases are recorded and replayed.
+var writesRecording = recording{cases: writeCases, file: observedWritesFile, markdown: "observed-writes.md", indent: "  ",
+	title: "writes", recorder: "TestRecordOracle", replayer: "TestObservedWrites", source: "observed_test.go"}
 
 // renderObserved is the Markdown record of the observed answers.
 func renderObserved(all []observedCase) []byte {

@@ -1,0 +1,119 @@
+package fake_test
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/watchcache/watchcache/fake"
+)
+
+// recording is a list of cases recorded from the oracle into a JSON file the fake replays and a
+// Markdown file of the reference, and the tests that record and replay it (which the Markdown
+// names).
+type recording struct {
+	cases []writeCase
+	// file is the JSON record, under testdata; markdown the page's file name under ../reference.
+	file, markdown string
+	// title follows "Observed " in the page's heading; recorder and replayer are the test names
+	// and source the replayer's file.
+	title, recorder, replayer, source string
+	// indent is the JSON record's indentation (one space when empty).
+	indent string
+}
+
+// oracleServer is the oracle the environment names (WATCHCACHE_ORACLE_URL, with the bearer token
+// WATCHCACHE_ORACLE_TOKEN, over TLS); the test is skipped without one.
+func oracleServer(t *testing.T) server {
+	t.Helper()
+	base := os.Getenv("WATCHCACHE_ORACLE_URL")
+	if base == "" {
+		t.Skip("WATCHCACHE_ORACLE_URL is not set (see reference/observed-writes.md)")
+	}
+	srv := server{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
+	}}
+	t.Cleanup(srv.client.CloseIdleConnections)
+	return srv
+}
+
+// record sends the cases to srv (a fresh oracle: the cases' namespaces must not exist) and writes
+// the JSON record and the Markdown page.
+func (r recording) record(t *testing.T, srv server) {
+	t.Helper()
+	var all []observedCase
+	for _, c := range r.cases {
+		all = append(all, runCase(t, srv, c))
+	}
+	indent := r.indent
+	if indent == "" {
+		indent = " "
+	}
+	b, err := json.MarshalIndent(all, "", indent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.file, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md := strings.Replace(string(renderObserved(all)), "# Observed writes:", "# Observed "+r.title+":", 1)
+	md = strings.ReplaceAll(md, "-run TestRecordOracle`", "-run "+r.recorder+"`")
+	md = strings.ReplaceAll(md, "`TestObservedWrites` (fake/observed_test.go)", "`"+r.replayer+"` (fake/"+r.source+")")
+	md = strings.ReplaceAll(md, "`fake/testdata/observed-writes.json`", "`fake/"+r.file+"`")
+	if err := os.WriteFile(filepath.Join("..", "reference", r.markdown), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replay sends the recorded cases to a fake started with opts and compares each answer with the
+// record (compareStep), after adjust (when not nil) has seen both, keyed "case/step".
+func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step string, got, want *observedStep)) {
+	t.Helper()
+	b, err := os.ReadFile(r.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []observedCase
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	srv := fake.NewTest(t, opts)
+	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
+	defer target.client.CloseIdleConnections()
+	byName := map[string]writeCase{}
+	for _, c := range r.cases {
+		byName[c.Name] = c
+	}
+	for _, wc := range want {
+		t.Run(wc.Name, func(t *testing.T) {
+			c, ok := byName[wc.Name]
+			if !ok {
+				t.Fatalf("recorded case %s is not among the cases: re-record (%s)", wc.Name, r.recorder)
+			}
+			got := runCase(t, target, c)
+			if len(got.Steps) != len(wc.Steps) {
+				t.Fatalf("%d steps, recorded %d: re-record (%s)", len(got.Steps), len(wc.Steps), r.recorder)
+			}
+			for i, w := range wc.Steps {
+				g := got.Steps[i]
+				t.Run(w.Name, func(t *testing.T) {
+					if g.Method != w.Method || g.Path != w.Path || g.Body != w.Body {
+						t.Fatalf("step differs from the record: re-record (%s)", r.recorder)
+					}
+					if adjust != nil {
+						adjust(wc.Name+"/"+w.Name, &g, &w)
+					}
+					compareStep(t, wc.Name+"/"+w.Name, g, w)
+				})
+			}
+		})
+	}
+}
+
+// noControllers are the options of a fake replaying a record of an apiserver without
+// kube-controller-manager: the record's clock, no garbage collector, no namespace controller.
+var noControllers = fake.Options{Now: recordClock, NoGarbageCollector: true, NoNamespaceController: true}
