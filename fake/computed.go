@@ -61,20 +61,11 @@ func bindingsPath(path string) (string, bool) {
 // servePodWrite serves the pods/binding and pods/eviction subresources and the bindings
 // collection: POST only, as their discovery says.
 func (s *Server) servePodWrite(w http.ResponseWriter, r *http.Request, namespace, name, subresource string) {
-	if r.Method != http.MethodPost {
-		writeError(w, methodNotAllowed())
+	opts, body, ok := computedRequest(w, r)
+	if !ok {
 		return
 	}
-	var opts metav1.CreateOptions
-	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
-		return
-	}
-	body, err := readJSONBody(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+	var err error
 	if subresource == "eviction" {
 		err = s.evict(r.Context(), namespace, name, body, opts)
 	} else {
@@ -85,6 +76,42 @@ func (s *Server) servePodWrite(w http.ResponseWriter, r *http.Request, namespace
 		return
 	}
 	writeBody(w, http.StatusCreated, successStatus)
+}
+
+// computedRequest reads a write to a computed subresource: POST only, its create options and
+// its body. ok is false when it has answered the request with an error.
+func computedRequest(w http.ResponseWriter, r *http.Request) (opts metav1.CreateOptions, body []byte, ok bool) {
+	if r.Method != http.MethodPost {
+		writeError(w, methodNotAllowed())
+		return opts, nil, false
+	}
+	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return opts, nil, false
+	}
+	body, err := readJSONBody(r)
+	if err != nil {
+		writeError(w, err)
+		return opts, nil, false
+	}
+	return opts, body, true
+}
+
+// lockPod takes a pod's lock and reads it; the caller calls unlock (also on an error).
+func (s *Server) lockPod(ctx context.Context, namespace, name string) (pods *served, pod *corev1.Pod, cur []byte, unlock func(), err error) {
+	pods = s.servedGR(podsGR)
+	unlock = s.lockObject(pods, namespace, name)
+	if cur, err = current(ctx, pods, namespace, name); err != nil {
+		return pods, nil, nil, unlock, err
+	}
+	if cur == nil {
+		return pods, nil, nil, unlock, apierrors.NewNotFound(podsGR, name)
+	}
+	obj, err := decodeStored(pods.resourceType, cur)
+	if err != nil {
+		return pods, nil, nil, unlock, err
+	}
+	return pods, obj.(*corev1.Pod), cur, unlock, nil
 }
 
 // bind assigns a pod to the node a Binding names: spec.nodeName, the Binding's annotations and the
@@ -112,20 +139,11 @@ func (s *Server) bind(ctx context.Context, namespace, name string, body []byte, 
 	if len(errs) > 0 {
 		return unreasonedError(errs.ToAggregate())
 	}
-	pods := s.servedGR(podsGR)
-	defer s.lockObject(pods, namespace, name)()
-	cur, err := current(ctx, pods, namespace, name)
+	pods, pod, cur, unlock, err := s.lockPod(ctx, namespace, name)
+	defer unlock()
 	if err != nil {
 		return err
 	}
-	if cur == nil {
-		return apierrors.NewNotFound(podsGR, name)
-	}
-	obj, err := decodeStored(pods.resourceType, cur)
-	if err != nil {
-		return err
-	}
-	pod := obj.(*corev1.Pod)
 	bindingGR := schema.GroupResource{Resource: "pods/binding"}
 	switch {
 	case pod.DeletionTimestamp != nil:
@@ -210,21 +228,11 @@ func (s *Server) evict(ctx context.Context, namespace, name string, body []byte,
 	if err != nil {
 		return err
 	}
-	pods := s.servedGR(podsGR)
-	unlock := s.lockObject(pods, namespace, name)
+	pods, pod, cur, unlock, err := s.lockPod(ctx, namespace, name)
 	defer unlock()
-	cur, err := current(ctx, pods, namespace, name)
 	if err != nil {
 		return err
 	}
-	if cur == nil {
-		return apierrors.NewNotFound(podsGR, name)
-	}
-	obj, err := decodeStored(pods.resourceType, cur)
-	if err != nil {
-		return err
-	}
-	pod := obj.(*corev1.Pod)
 	phase := pod.Status.Phase
 	if phase == corev1.PodSucceeded || phase == corev1.PodFailed || phase == corev1.PodPending || pod.DeletionTimestamp != nil {
 		return s.markAndDeletePod(ctx, pods, pod, cur, del)

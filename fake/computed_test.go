@@ -58,11 +58,16 @@ func TestBindAndEvictThroughClientGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What the disruption controller would write: first no disruption allowed, then one. (An
+	// unprocessed budget's 429 carries Retry-After: 10, which client-go waits out ten times.)
+	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: 0, CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1}
+	if pdb, err = pdbs.UpdateStatus(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "web"}}
 	if err := pods.EvictV1(ctx, eviction); !apierrors.IsTooManyRequests(err) {
-		t.Fatalf("evict against an unprocessed budget: %v, want 429", err)
+		t.Fatalf("evict against a budget that allows no disruption: %v, want 429", err)
 	}
-	// What the disruption controller would write: the budget allows one disruption.
 	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: 1, CurrentHealthy: 2, DesiredHealthy: 1, ExpectedPods: 2}
 	if _, err := pdbs.UpdateStatus(ctx, pdb, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 )
@@ -51,18 +50,8 @@ const (
 
 // serveToken answers a TokenRequest for the service account t names.
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request, t target) {
-	if r.Method != http.MethodPost {
-		writeError(w, methodNotAllowed())
-		return
-	}
-	var opts metav1.CreateOptions
-	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
-		return
-	}
-	body, err := readJSONBody(r)
-	if err != nil {
-		writeError(w, err)
+	opts, body, ok := computedRequest(w, r)
+	if !ok {
 		return
 	}
 	manager := opts.FieldManager
