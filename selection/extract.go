@@ -68,13 +68,17 @@ func (s *Schema) ExtractKnownLabels(raw []byte, known func(labelsRaw string) boo
 		json:   unsafe.String(unsafe.SliceData(raw), len(raw)),
 		fields: make([]string, len(s.fields)),
 	}
+	// The string ends of raw, on the stack: a parameter of the walk rather than a field of x,
+	// whose contents escape.
+	var buf endsBuf
+	ends := buf.mark(raw)
 	for _, i := range s.bools {
 		x.fields[i] = "false"
 	}
 	for _, i := range s.ints {
 		x.fields[i] = "0"
 	}
-	if end, ok := x.walk(s.plan, raw, i, 0); !ok || skipSpace(raw, end) != len(raw) {
+	if end, ok := x.walk(s.plan, raw, ends, i, 0); !ok || skipSpace(raw, end) != len(raw) {
 		return Object{}, malformed("invalid JSON")
 	}
 	if x.err != nil {
@@ -146,9 +150,10 @@ type extractor struct {
 
 // walk validates the value at b[i:] (after whitespace) for plan node n, walks the members of an
 // object value that n has nodes for, and then applies n's acts to the value. depth is the number of
-// containers enclosing the value. It returns the index after the value, and false on a syntax
-// error. After a semantic error (x.err) it only checks syntax.
-func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
+// containers enclosing the value; ends is the bitmap of markStringEnds for b, or nil. It returns
+// the index after the value, and false on a syntax error. After a semantic error (x.err) it only
+// checks syntax.
+func (x *extractor) walk(n *node, b []byte, ends []uint64, i, depth int) (int, bool) {
 	i = skipSpace(b, i)
 	if i >= len(b) {
 		return i, false
@@ -172,9 +177,9 @@ func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
 	}
 	var ok bool
 	if c == '{' && len(n.kids) > 0 && act {
-		i, ok = x.members(n, b, i, depth)
+		i, ok = x.members(n, b, ends, i, depth)
 	} else {
-		i, ok = skipValue(b, i, depth)
+		i, ok = skipValue(b, ends, i, depth)
 	}
 	if !ok || !act || x.err != nil {
 		return i, ok
@@ -199,7 +204,7 @@ func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
 
 // members walks the object at b[i] ('{') for n: each key that n has a node for is walked with it,
 // every other value is only validated.
-func (x *extractor) members(n *node, b []byte, i, depth int) (int, bool) {
+func (x *extractor) members(n *node, b []byte, ends []uint64, i, depth int) (int, bool) {
 	if depth >= maxDepth {
 		return i, false
 	}
@@ -212,13 +217,20 @@ func (x *extractor) members(n *node, b []byte, i, depth int) (int, bool) {
 		if i >= len(b) || b[i] != '"' {
 			return i, false
 		}
-		end, ok := skipString(b, i+1)
-		if !ok {
-			return end, false
-		}
-		key := x.json[i+1 : end-1]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = gjson.Parse(x.json[i:end]).Str // escaped: match the key as decoders read it
+		var key string
+		var ok bool
+		end := chunkEnd(ends, i+1)
+		if end >= 0 && b[end] == '"' {
+			end++ // the common key, without escapes, read without a call
+			key = x.json[i+1 : end-1]
+		} else {
+			if end, ok = skipString(b, ends, i+1); !ok {
+				return end, false
+			}
+			key = x.json[i+1 : end-1]
+			if strings.IndexByte(key, '\\') >= 0 {
+				key = gjson.Parse(x.json[i:end]).Str // escaped: match the key as decoders read it
+			}
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -226,12 +238,17 @@ func (x *extractor) members(n *node, b []byte, i, depth int) (int, bool) {
 		}
 		switch kid := n.child(key); {
 		case kid != nil && x.err == nil:
-			i, ok = x.walk(kid, b, i+1, depth+1)
+			i, ok = x.walk(kid, b, ends, i+1, depth+1)
 		default:
 			if i = skipSpace(b, i+1); i < len(b) && b[i] == '"' {
-				i, ok = skipString(b, i+1) // most skipped values are strings
+				// Most skipped values are strings, most of them plain.
+				if j := chunkEnd(ends, i+1); j >= 0 && b[j] == '"' {
+					i, ok = j+1, true
+				} else {
+					i, ok = skipString(b, ends, i+1)
+				}
 			} else {
-				i, ok = skipValue(b, i, depth+1)
+				i, ok = skipValue(b, ends, i, depth+1)
 			}
 		}
 		if !ok {
