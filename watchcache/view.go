@@ -24,6 +24,8 @@ type view interface {
 	hasKeyAfter(pl plan, key string) bool
 	// countAfter counts the keys of prefix strictly after key.
 	countAfter(prefix, key string) int64
+	// count counts the keys of a list prefix ("/" or "/<namespace>/").
+	count(prefix string) int64
 	// findIndex returns the view's index for spec, if any.
 	findIndex(spec index.Spec) *contentIndex
 	// len is the number of keys of the store a walk reads (a bound for a page's size).
