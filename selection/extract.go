@@ -154,11 +154,11 @@ type extractor struct {
 // the index after the value, and false on a syntax error. After a semantic error (x.err) it only
 // checks syntax.
 func (x *extractor) walk(n *node, b []byte, ends []uint64, i, depth int) (int, bool) {
-	i = skipSpace(b, i)
-	if i >= len(b) {
+	i, c := peek(b, i)
+	if c == 0 {
 		return i, false
 	}
-	start, c := i, b[i]
+	start := i
 	act := x.err == nil
 	if n.meta && act {
 		switch {
@@ -188,7 +188,7 @@ func (x *extractor) walk(n *node, b []byte, ends []uint64, i, depth int) (int, b
 	if len(n.acts) == 0 && !(deep && len(n.deep) > 0) {
 		return i, true
 	}
-	v := gjson.Parse(x.json[start:i])
+	v := parseValue(x.json[start:i])
 	for k := range n.acts {
 		x.apply(&n.acts[k], v)
 	}
@@ -202,19 +202,27 @@ func (x *extractor) walk(n *node, b []byte, ends []uint64, i, depth int) (int, b
 	return i, true
 }
 
+// parseValue is gjson.Parse of one validated JSON value; a string without escapes, the value of
+// most acts (a name, a node, a phase), is built without gjson's second scan of its bytes.
+func parseValue(raw string) gjson.Result {
+	if len(raw) >= 2 && raw[0] == '"' && strings.IndexByte(raw, '\\') < 0 {
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	}
+	return gjson.Parse(raw)
+}
+
 // members walks the object at b[i] ('{') for n: each key that n has a node for is walked with it,
 // every other value is only validated.
 func (x *extractor) members(n *node, b []byte, ends []uint64, i, depth int) (int, bool) {
 	if depth >= maxDepth {
 		return i, false
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	var c byte
+	if i, c = peek(b, i+1); c == '}' {
 		return i + 1, true
 	}
 	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
+		if i, c = peek(b, i); c != '"' {
 			return i, false
 		}
 		var key string
@@ -232,15 +240,14 @@ func (x *extractor) members(n *node, b []byte, ends []uint64, i, depth int) (int
 				key = gjson.Parse(x.json[i:end]).Str // escaped: match the key as decoders read it
 			}
 		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
+		if i, c = peek(b, end); c != ':' {
 			return i, false
 		}
 		switch kid := n.child(key); {
 		case kid != nil && x.err == nil:
 			i, ok = x.walk(kid, b, ends, i+1, depth+1)
 		default:
-			if i = skipSpace(b, i+1); i < len(b) && b[i] == '"' {
+			if i, c = peek(b, i+1); c == '"' {
 				// Most skipped values are strings, most of them plain.
 				if j := chunkEnd(ends, i+1); j >= 0 && b[j] == '"' {
 					i, ok = j+1, true
@@ -254,11 +261,7 @@ func (x *extractor) members(n *node, b []byte, ends []uint64, i, depth int) (int
 		if !ok {
 			return i, false
 		}
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return i, false
-		}
-		switch b[i] {
+		switch i, c = peek(b, i); c {
 		case ',':
 			i++
 		case '}':

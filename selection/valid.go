@@ -29,22 +29,19 @@ func validWith(b []byte, ends []uint64) bool {
 func skipValue(b []byte, ends []uint64, i, depth int) (int, bool) {
 	var buf [64]bool
 	stack := buf[:0] // open containers: true for an object, false for an array
-	n := len(b)
 	var ok, obj bool
+	var c byte
 value: // a value is expected at b[i:] (after whitespace)
-	i = skipSpace(b, i)
-	if i >= n {
+	switch i, c = peek(b, i); c {
+	case 0:
 		return i, false
-	}
-	switch c := b[i]; c {
 	case '{', '[':
 		if depth+len(stack) >= maxDepth {
 			return i, false
 		}
 		obj = c == '{'
 		stack = append(stack, obj)
-		i = skipSpace(b, i+1)
-		if i < n && (obj && b[i] == '}' || !obj && b[i] == ']') {
+		if i, c = peek(b, i+1); obj && c == '}' || !obj && c == ']' {
 			stack = stack[:len(stack)-1]
 			i++
 			goto after
@@ -80,12 +77,8 @@ after: // a value ended at b[i]
 	if len(stack) == 0 {
 		return i, true
 	}
-	i = skipSpace(b, i)
-	if i >= n {
-		return i, false
-	}
 	obj = stack[len(stack)-1]
-	switch b[i] {
+	switch i, c = peek(b, i); c {
 	case ',':
 		i++
 		if obj {
@@ -107,8 +100,7 @@ after: // a value ended at b[i]
 	i++
 	goto after
 key: // an object key is expected at b[i:] (after whitespace), then ':' and a value
-	i = skipSpace(b, i)
-	if i >= n || b[i] != '"' {
+	if i, c = peek(b, i); c != '"' {
 		return i, false
 	}
 	if j := chunkEnd(ends, i+1); j >= 0 && b[j] == '"' {
@@ -116,12 +108,29 @@ key: // an object key is expected at b[i:] (after whitespace), then ':' and a va
 	} else if i, ok = skipString(b, ends, i+1); !ok {
 		return i, false
 	}
-	i = skipSpace(b, i)
-	if i >= n || b[i] != ':' {
+	if i, c = peek(b, i); c != ':' {
 		return i, false
 	}
 	i++
 	goto value
+}
+
+// peek returns the index of the first byte at or after b[i] that is not whitespace, and that
+// byte, or 0 at the end of b: a NUL is never valid outside a string, so a caller treats both as
+// a syntax error. The compact case (no whitespace) inlines into the scanning loops.
+func peek(b []byte, i int) (int, byte) {
+	if i < len(b) && b[i] > ' ' {
+		return i, b[i]
+	}
+	return peekSpace(b, i)
+}
+
+// peekSpace is peek after whitespace.
+func peekSpace(b []byte, i int) (int, byte) {
+	if i = skipSpace(b, i); i < len(b) {
+		return i, b[i]
+	}
+	return i, 0
 }
 
 func skipSpace(b []byte, i int) int {
