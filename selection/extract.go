@@ -68,13 +68,17 @@ func (s *Schema) ExtractKnownLabels(raw []byte, known func(labelsRaw string) boo
 		json:   unsafe.String(unsafe.SliceData(raw), len(raw)),
 		fields: make([]string, len(s.fields)),
 	}
+	// The string ends of raw, on the stack: a parameter of the walk rather than a field of x,
+	// whose contents escape.
+	var buf endsBuf
+	ends := buf.mark(raw)
 	for _, i := range s.bools {
 		x.fields[i] = "false"
 	}
 	for _, i := range s.ints {
 		x.fields[i] = "0"
 	}
-	if end, ok := x.walk(s.plan, raw, i, 0); !ok || skipSpace(raw, end) != len(raw) {
+	if end, ok := x.walk(s.plan, raw, ends, i, 0); !ok || skipSpace(raw, end) != len(raw) {
 		return Object{}, malformed("invalid JSON")
 	}
 	if x.err != nil {
@@ -146,14 +150,15 @@ type extractor struct {
 
 // walk validates the value at b[i:] (after whitespace) for plan node n, walks the members of an
 // object value that n has nodes for, and then applies n's acts to the value. depth is the number of
-// containers enclosing the value. It returns the index after the value, and false on a syntax
-// error. After a semantic error (x.err) it only checks syntax.
-func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
-	i = skipSpace(b, i)
-	if i >= len(b) {
+// containers enclosing the value; ends is the bitmap of markStringEnds for b, or nil. It returns
+// the index after the value, and false on a syntax error. After a semantic error (x.err) it only
+// checks syntax.
+func (x *extractor) walk(n *node, b []byte, ends []uint64, i, depth int) (int, bool) {
+	i, c := peek(b, i)
+	if c == 0 {
 		return i, false
 	}
-	start, c := i, b[i]
+	start := i
 	act := x.err == nil
 	if n.meta && act {
 		switch {
@@ -172,9 +177,9 @@ func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
 	}
 	var ok bool
 	if c == '{' && len(n.kids) > 0 && act {
-		i, ok = x.members(n, b, i, depth)
+		i, ok = x.members(n, b, ends, i, depth)
 	} else {
-		i, ok = skipValue(b, i, depth)
+		i, ok = skipValue(b, ends, i, depth)
 	}
 	if !ok || !act || x.err != nil {
 		return i, ok
@@ -183,7 +188,7 @@ func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
 	if len(n.acts) == 0 && !(deep && len(n.deep) > 0) {
 		return i, true
 	}
-	v := gjson.Parse(x.json[start:i])
+	v := parseValue(x.json[start:i])
 	for k := range n.acts {
 		x.apply(&n.acts[k], v)
 	}
@@ -197,51 +202,66 @@ func (x *extractor) walk(n *node, b []byte, i, depth int) (int, bool) {
 	return i, true
 }
 
+// parseValue is gjson.Parse of one validated JSON value; a string without escapes, the value of
+// most acts (a name, a node, a phase), is built without gjson's second scan of its bytes.
+func parseValue(raw string) gjson.Result {
+	if len(raw) >= 2 && raw[0] == '"' && strings.IndexByte(raw, '\\') < 0 {
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	}
+	return gjson.Parse(raw)
+}
+
 // members walks the object at b[i] ('{') for n: each key that n has a node for is walked with it,
 // every other value is only validated.
-func (x *extractor) members(n *node, b []byte, i, depth int) (int, bool) {
+func (x *extractor) members(n *node, b []byte, ends []uint64, i, depth int) (int, bool) {
 	if depth >= maxDepth {
 		return i, false
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	var c byte
+	if i, c = peek(b, i+1); c == '}' {
 		return i + 1, true
 	}
 	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
+		if i, c = peek(b, i); c != '"' {
 			return i, false
 		}
-		end, ok := skipString(b, i+1)
-		if !ok {
-			return end, false
+		var key string
+		var ok bool
+		end := chunkEnd(ends, i+1)
+		if end >= 0 && b[end] == '"' {
+			end++ // the common key, without escapes, read without a call
+			key = x.json[i+1 : end-1]
+		} else {
+			if end, ok = skipString(b, ends, i+1); !ok {
+				return end, false
+			}
+			key = x.json[i+1 : end-1]
+			if strings.IndexByte(key, '\\') >= 0 {
+				key = gjson.Parse(x.json[i:end]).Str // escaped: match the key as decoders read it
+			}
 		}
-		key := x.json[i+1 : end-1]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = gjson.Parse(x.json[i:end]).Str // escaped: match the key as decoders read it
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
+		if i, c = peek(b, end); c != ':' {
 			return i, false
 		}
 		switch kid := n.child(key); {
 		case kid != nil && x.err == nil:
-			i, ok = x.walk(kid, b, i+1, depth+1)
+			i, ok = x.walk(kid, b, ends, i+1, depth+1)
 		default:
-			if i = skipSpace(b, i+1); i < len(b) && b[i] == '"' {
-				i, ok = skipString(b, i+1) // most skipped values are strings
+			if i, c = peek(b, i+1); c == '"' {
+				// Most skipped values are strings, most of them plain.
+				if j := chunkEnd(ends, i+1); j >= 0 && b[j] == '"' {
+					i, ok = j+1, true
+				} else {
+					i, ok = skipString(b, ends, i+1)
+				}
 			} else {
-				i, ok = skipValue(b, i, depth+1)
+				i, ok = skipValue(b, ends, i, depth+1)
 			}
 		}
 		if !ok {
 			return i, false
 		}
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return i, false
-		}
-		switch b[i] {
+		switch i, c = peek(b, i); c {
 		case ',':
 			i++
 		case '}':

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/tidwall/gjson"
 )
 
 // Rule 4.4: the pod field values of the fixture.
@@ -367,5 +369,14 @@ func TestExtractAgreesWithReference(t *testing.T) {
 				t.Errorf("Extract: %v, encoding/json.Valid: %v", err, json.Valid([]byte(doc)))
 			}
 		})
+	}
+}
+
+// TestParseValueMatchesGjson: the shortcut for plain strings returns gjson.Parse's result.
+func TestParseValueMatchesGjson(t *testing.T) {
+	for _, raw := range []string{`""`, `"a"`, `"node-7"`, `"a\"b"`, `"\u00e9"`, `"a\\"`, `"é ✓"`, `1`, `-2.5e3`, `true`, `false`, `null`, `{}`, `{"a":"b"}`, `[1,"x"]`} {
+		if got, want := parseValue(raw), gjson.Parse(raw); !reflect.DeepEqual(got, want) {
+			t.Errorf("parseValue(%s) = %+v, gjson.Parse %+v", raw, got, want)
+		}
 	}
 }

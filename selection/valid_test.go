@@ -3,6 +3,7 @@ package selection
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -63,15 +64,20 @@ func TestValidJSON(t *testing.T) {
 	}
 }
 
-// FuzzValidJSON: validJSON agrees with encoding/json.Valid on arbitrary bytes.
+// FuzzValidJSON: validJSON agrees with encoding/json.Valid on arbitrary bytes, with and without
+// the bitmap of string ends.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range append(append([]string{}, validCases...), invalidCases[:len(invalidCases)-2]...) {
 		f.Add([]byte(s))
 	}
 	f.Add(podJSON(1))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
+		want := json.Valid(b)
+		if got := validJSON(b); got != want {
 			t.Fatalf("validJSON(%q) = %v, encoding/json.Valid = %v", b, got, want)
+		}
+		if got := validWith(b, nil); got != want { // the scan of documents too long for the bitmap
+			t.Fatalf("validWith(%q, nil) = %v, encoding/json.Valid = %v", b, got, want)
 		}
 	})
 }
@@ -98,5 +104,47 @@ func TestExtractRejectsDeepNesting(t *testing.T) {
 	raw := []byte(`{"metadata":{"name":"p"},"spec":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`)
 	if _, err := PodSchema().Extract(raw); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("Extract: %v, want ErrMalformed", err)
+	}
+}
+
+// TestMarkStringEnds: the bitmap marks exactly the bytes that end plain string content, none past
+// the end, and nextStringEnd finds the same byte with and without it, from every index; lengths
+// cover empty, partial, whole and several 64-byte chunks.
+func TestMarkStringEnds(t *testing.T) {
+	alphabet := []byte{'a', '"', '\\', 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		for _, density := range []int{1, 10, 100} {
+			b := make([]byte, n)
+			for k := range b {
+				b[k] = 'x'
+				if rng.IntN(100) < density {
+					b[k] = alphabet[rng.IntN(len(alphabet))]
+				}
+			}
+			ends := make([]uint64, (n+63)/64)
+			for k := range ends {
+				ends[k] = ^uint64(0) // every word must be written
+			}
+			markStringEnds(b, ends)
+			for k := range 64 * len(ends) {
+				got := ends[k/64]>>(k%64)&1 == 1
+				if want := k < n && isStringEnd(b[k]); got != want {
+					t.Fatalf("n=%d: bit %d = %v, want %v (byte %#x)", n, k, got, want, b[min(k, n-1)])
+				}
+			}
+			for i := 0; i <= n; i++ {
+				want := i
+				for want < n && !isStringEnd(b[want]) {
+					want++
+				}
+				if got := nextStringEnd(b, ends, i); got != want {
+					t.Fatalf("n=%d: nextStringEnd(with bitmap, %d) = %d, want %d", n, i, got, want)
+				}
+				if got := nextStringEnd(b, nil, i); got != want {
+					t.Fatalf("n=%d: nextStringEnd(nil, %d) = %d, want %d", n, i, got, want)
+				}
+			}
+		}
 	}
 }

@@ -2,7 +2,9 @@ package watchcache
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path"
 	"strings"
@@ -23,6 +25,40 @@ func TestEncodeContinueMatchesApiserver(t *testing.T) {
 	m := decodeToken(t, encodeContinue("/ns-0/pod-000020\x00", "/ns-0/", 7))
 	if m["start"] != "/pod-000020\x00" || m["rv"] != float64(7) || m["v"] != "meta.k8s.io/v1" {
 		t.Fatalf("namespaced token = %v", m)
+	}
+}
+
+// TestAppendTokenMatchesJSON: the hand-written token JSON is encoding/json's, byte for byte, for
+// every key it accepts, and it accepts the usual keys; keys it refuses still marshal through
+// encoding/json (marshalToken).
+func TestAppendTokenMatchesJSON(t *testing.T) {
+	keys := []string{"", "\x00", "/", "/ns-0/pod-000020\x00", "/pod-000020\x00", "/a/b", "/a\x00b\x00", "/x\x00\x00",
+		"/a<b\x00", "/a>b", "/a&b\x00", `/a"b`, `/a\b`, "/\x7f\x00", "/\x1f", "/é\x00", "/\u2028", "/\xff\x00", "/~ !#$%'()*+,-./:;=?@[]^_`{|}\x00"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = byte(rng.IntN(0x82))
+		}
+		keys = append(keys, string(b))
+	}
+	for _, key := range keys {
+		for _, rv := range []int64{-1, 0, 1, 2089, math.MaxInt64, math.MinInt64} {
+			want, err := json.Marshal(continueToken{APIVersion: tokenVersion, ResourceVersion: rv, StartKey: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := appendToken(nil, key, rv)
+			if ok && string(got) != string(want) {
+				t.Fatalf("appendToken(%q, %d) = %s, encoding/json %s", key, rv, got, want)
+			}
+			if !ok && (key == "/a/b" || key == "/ns-0/pod-000020\x00") {
+				t.Fatalf("appendToken(%q) refused a plain key", key)
+			}
+			if tok := marshalToken(key, rv); tok != rawURL.EncodeToString(want) {
+				t.Fatalf("marshalToken(%q, %d) = %s, want %s", key, rv, tok, rawURL.EncodeToString(want))
+			}
+		}
 	}
 }
 

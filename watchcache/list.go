@@ -59,7 +59,14 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if cl.more {
 		res.Continue = encodeContinue(cl.last+"\x00", q.prefix, int64(rv))
 		if cl.pred.empty() {
-			n := v.countAfter(q.prefix, cl.last)
+			var n int64
+			if pl.start == q.prefix {
+				// A first page without a selector holds every key of the prefix up to its last:
+				// the rest is the prefix's count less the page, without walking the keys after it.
+				n = v.count(q.prefix) - cl.n
+			} else {
+				n = v.countAfter(q.prefix, cl.last)
+			}
 			res.RemainingItemCount = &n
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"slices"
@@ -125,6 +126,60 @@ func TestRemainingItemCountAcrossNamespaces(t *testing.T) {
 			t.Fatalf("after %d items remaining = %v, want %d", seen, res.RemainingItemCount, want)
 		}
 		o.Continue = res.Continue
+	}
+}
+
+// TestRemainingItemCountFirstPages: a first page's remainingItemCount (the prefix's count less the
+// page) is the number of keys after the page, at published RVs and at RVs read through an overlay
+// (older or newer base), for all namespaces and for each namespace, with creates and deletes
+// between the snapshots.
+func TestRemainingItemCountFirstPages(t *testing.T) {
+	c := newPodCache(t, func(o *Options) { o.WindowEvents, o.WindowAge = 4*publishEvery, -1 })
+	namespaces := []string{"a", "a-b", "a0", "b"}
+	var objs [][]byte
+	live := map[string]bool{}
+	for _, ns := range namespaces {
+		for i := range 20 {
+			objs = append(objs, pod(ns, fmt.Sprint("p", i), "", "", 0))
+			live[ns+"/"+fmt.Sprint("p", i)] = true
+		}
+	}
+	if err := c.Replace(objs, 10); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	rv := uint64(10)
+	for range 3 * publishEvery {
+		rv++
+		ns, name := namespaces[rng.IntN(len(namespaces))], fmt.Sprint("p", rng.IntN(30))
+		switch k := ns + "/" + name; {
+		case live[k] && rng.IntN(2) == 0:
+			mustApply(t, c, Deleted, pod(ns, name, "", "", rv), rv)
+			delete(live, k)
+		case live[k]:
+			mustApply(t, c, Modified, pod(ns, name, "", "", rv), rv)
+		default:
+			mustApply(t, c, Added, pod(ns, name, "", "", rv), rv)
+			live[k] = true
+		}
+	}
+	for at := rv - 2*publishEvery; at <= rv; at += 7 {
+		for _, ns := range append([]string{""}, namespaces...) {
+			all := mustList(t, c, ListOptions{Namespace: ns, ResourceVersion: fmt.Sprint(at), ResourceVersionMatch: MatchExact})
+			for _, limit := range []int64{1, 13, 50} {
+				res := mustList(t, c, ListOptions{Namespace: ns, ResourceVersion: fmt.Sprint(at), ResourceVersionMatch: MatchExact, Limit: limit})
+				want := int64(len(all.Items) - len(res.Items))
+				if res.Continue == "" {
+					if want != 0 {
+						t.Fatalf("rv %d ns %q limit %d: no continue with %d keys left", at, ns, limit, want)
+					}
+					continue
+				}
+				if res.RemainingItemCount == nil || *res.RemainingItemCount != want {
+					t.Fatalf("rv %d ns %q limit %d: remaining = %v, want %d", at, ns, limit, res.RemainingItemCount, want)
+				}
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package watchcache
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -26,10 +27,11 @@ type overlay struct {
 // its first change), otherwise before it (it redoes them: each key's version after its last
 // change).
 func newOverlay(base *snapshot, rv uint64, changes []*change, newer bool) *overlay {
-	// Sorted by key, stably: each key's changes form a run, oldest first, whose ends are the
+	// Sorted by key, then RV: each key's changes form a run, oldest first, whose ends are the
 	// version before its first change and the one after its last. The overlay takes the one at
 	// rv; the other is the base's. The keys are copied next to their changes, so that the sort
-	// leaves the caller's slice as it was.
+	// leaves the caller's slice as it was. Each change has an RV of its own, so an unstable sort
+	// orders them as a stable one would, for half the comparisons of SortStableFunc's merges.
 	type keyed struct {
 		key string
 		ch  *change
@@ -38,7 +40,12 @@ func newOverlay(base *snapshot, rv uint64, changes []*change, newer bool) *overl
 	for i, ch := range changes {
 		ks[i] = keyed{ch.cur.key, ch}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ch.cur.rv, b.ch.cur.rv)
+	})
 	n := 0
 	for i := range ks {
 		if i == 0 || ks[i].key != ks[i-1].key {
@@ -109,17 +116,20 @@ func (ov *overlay) walk(pl plan, yield func(hit) bool) {
 	}
 	done := false
 	ov.base.walk(pl, func(h hit) bool {
-		if !emitBefore(h.key, false) {
-			done = true
-			return false
-		}
-		if i < len(ov.keys) && ov.keys[i] == h.key {
-			rec := ov.recs[i]
-			i++
-			if rec == nil || !ov.inPlan(pl, rec) {
-				return true
+		// Most base keys come before the next overlay key: one comparison, and nothing to merge.
+		if i < len(ov.keys) && ov.keys[i] <= h.key {
+			if !emitBefore(h.key, false) {
+				done = true
+				return false
 			}
-			h = hit{key: h.key, rec: rec, ls: rec.ls}
+			if i < len(ov.keys) && ov.keys[i] == h.key {
+				rec := ov.recs[i]
+				i++
+				if rec == nil || !ov.inPlan(pl, rec) {
+					return true
+				}
+				h = hit{key: h.key, rec: rec, ls: rec.ls}
+			}
 		}
 		if !yield(h) {
 			done = true
@@ -156,8 +166,20 @@ func (ov *overlay) hasKeyAfter(pl plan, key string) bool {
 
 // countAfter is the base's count, corrected by each overlay key after key within prefix.
 func (ov *overlay) countAfter(prefix, key string) int64 {
-	n := ov.base.countAfter(prefix, key)
 	i, _ := ov.find(key + "\x00")
+	return ov.base.countAfter(prefix, key) + ov.correction(prefix, i)
+}
+
+// count is the base's count, corrected by each overlay key within prefix.
+func (ov *overlay) count(prefix string) int64 {
+	i, _ := ov.find(prefix)
+	return ov.base.count(prefix) + ov.correction(prefix, i)
+}
+
+// correction is what the overlay keys from position i on within prefix add to the base's count:
+// one for each the overlay has and the base lacks, minus one for each the other way round.
+func (ov *overlay) correction(prefix string, i int) int64 {
+	var n int64
 	for ; i < len(ov.keys) && strings.HasPrefix(ov.keys[i], prefix); i++ {
 		switch inOver, inBase := ov.recs[i] != nil, ov.inBase[i]; {
 		case inOver && !inBase:

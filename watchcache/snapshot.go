@@ -187,6 +187,19 @@ func (s *snapshot) hasKeyAfter(pl plan, key string) bool {
 	return found
 }
 
+// count counts the keys of a list prefix ("/" or "/<namespace>/"): O(1) for all keys, O(log n)
+// in the namespace counts for a namespace.
+func (s *snapshot) count(prefix string) int64 {
+	switch {
+	case prefix == "/":
+		return int64(s.tree.Len())
+	case s.ns != nil:
+		c, _ := s.ns.Get(nsCount{ns: prefix[1:]}) // keyNamespace of the prefix's keys
+		return int64(c.n)
+	}
+	return s.countAfter(prefix, prefix) // a key is longer than its prefix
+}
+
 // countAfter counts the keys of prefix strictly after key (remainingItemCount, rule 2.7). For an
 // all-namespaces list of a namespaced resource it walks only the rest of key's namespace and adds
 // the per-namespace counts of the following namespaces, so it stays cheap on large stores.

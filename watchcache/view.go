@@ -24,6 +24,8 @@ type view interface {
 	hasKeyAfter(pl plan, key string) bool
 	// countAfter counts the keys of prefix strictly after key.
 	countAfter(prefix, key string) int64
+	// count counts the keys of a list prefix ("/" or "/<namespace>/").
+	count(prefix string) int64
 	// findIndex returns the view's index for spec, if any.
 	findIndex(spec index.Spec) *contentIndex
 	// len is the number of keys of the store a walk reads (a bound for a page's size).
@@ -138,13 +140,17 @@ func (cl *collector) add(key string, rec *record) bool {
 // page fills cl from the plan's range of v. An index range that ended with the page full leaves
 // more to the keys of the list's range, as for a key scan: indexes never change answers.
 //
-// A snapshot, the common case, is called directly: a collector passed through the interface
-// escapes to the heap (escape analysis cannot see the callee), which costs a list an allocation,
-// as much as the rest of an indexed page. An overlay gets a copy, put back afterwards.
+// Each view type is called directly: a collector passed through the interface escapes to the
+// heap (escape analysis cannot see the callee), which costs a list an allocation, as much as the
+// rest of an indexed page, and, while the collector runs, makes every item's store of the page's
+// slice and last key a heap write, with a write barrier whenever a GC cycle is marking.
 func page(v view, pl plan, cl *collector) {
-	if s, ok := v.(*snapshot); ok {
-		s.collect(pl, cl)
-	} else {
+	switch v := v.(type) {
+	case *snapshot:
+		v.collect(pl, cl)
+	case *overlay:
+		v.collect(pl, cl)
+	default:
 		c := *cl
 		v.collect(pl, &c)
 		*cl = c
