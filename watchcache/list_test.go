@@ -129,11 +129,11 @@ func TestRemainingItemCountAcrossNamespaces(t *testing.T) {
 	}
 }
 
-// TestRemainingItemCountFirstPages: a first page's remainingItemCount (the prefix's count less the
-// page) is the number of keys after the page, at published RVs and at RVs read through an overlay
-// (older or newer base), for all namespaces and for each namespace, with creates and deletes
-// between the snapshots.
-func TestRemainingItemCountFirstPages(t *testing.T) {
+// TestRemainingItemCount: every page's remainingItemCount is the number of keys after the page — a
+// first page's is the prefix's count less the page, a continue page's is counted on the shorter
+// side of its last key — at published RVs and at RVs read through an overlay (older or newer
+// base), for all namespaces and for each namespace, with creates and deletes between the snapshots.
+func TestRemainingItemCount(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WindowEvents, o.WindowAge = 4*publishEvery, -1 })
 	namespaces := []string{"a", "a-b", "a0", "b"}
 	var objs [][]byte
@@ -167,16 +167,21 @@ func TestRemainingItemCountFirstPages(t *testing.T) {
 		for _, ns := range append([]string{""}, namespaces...) {
 			all := mustList(t, c, ListOptions{Namespace: ns, ResourceVersion: fmt.Sprint(at), ResourceVersionMatch: MatchExact})
 			for _, limit := range []int64{1, 13, 50} {
+				// Every page, the first and those of its continue tokens: a continue page counts
+				// either side of its last key (countWithinAfter).
 				res := mustList(t, c, ListOptions{Namespace: ns, ResourceVersion: fmt.Sprint(at), ResourceVersionMatch: MatchExact, Limit: limit})
-				want := int64(len(all.Items) - len(res.Items))
-				if res.Continue == "" {
-					if want != 0 {
-						t.Fatalf("rv %d ns %q limit %d: no continue with %d keys left", at, ns, limit, want)
+				for seen := len(res.Items); ; seen += len(res.Items) {
+					want := int64(len(all.Items) - seen)
+					if res.Continue == "" {
+						if want != 0 {
+							t.Fatalf("rv %d ns %q limit %d: no continue with %d keys left", at, ns, limit, want)
+						}
+						break
 					}
-					continue
-				}
-				if res.RemainingItemCount == nil || *res.RemainingItemCount != want {
-					t.Fatalf("rv %d ns %q limit %d: remaining = %v, want %d", at, ns, limit, res.RemainingItemCount, want)
+					if res.RemainingItemCount == nil || *res.RemainingItemCount != want {
+						t.Fatalf("rv %d ns %q limit %d after %d: remaining = %v, want %d", at, ns, limit, seen, res.RemainingItemCount, want)
+					}
+					res = mustList(t, c, ListOptions{Namespace: ns, Limit: limit, Continue: res.Continue})
 				}
 			}
 		}
