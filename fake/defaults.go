@@ -139,6 +139,12 @@ func defaultRequests(r *corev1.ResourceRequirements) {
 
 // defaultPodSpec sets the defaults of a pod's spec and a pod template's.
 func defaultPodSpec(s *corev1.PodSpec) {
+	// v1's deprecated serviceAccount mirrors serviceAccountName (the v1 conversion: the name is
+	// taken from it when missing, and it is written from the name).
+	if s.ServiceAccountName == "" {
+		s.ServiceAccountName = s.DeprecatedServiceAccount
+	}
+	s.DeprecatedServiceAccount = s.ServiceAccountName
 	if s.RestartPolicy == "" {
 		s.RestartPolicy = corev1.RestartPolicyAlways
 	}
@@ -462,6 +468,15 @@ func defaultJobSpec(s *batchv1.JobSpec) {
 	}
 	if s.ManualSelector == nil {
 		s.ManualSelector = ptr.To(false)
+	}
+	if p := s.PodFailurePolicy; p != nil {
+		for i := range p.Rules {
+			for j := range p.Rules[i].OnPodConditions {
+				if c := &p.Rules[i].OnPodConditions[j]; c.Status == "" {
+					c.Status = corev1.ConditionTrue
+				}
+			}
+		}
 	}
 }
 

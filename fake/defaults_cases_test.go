@@ -14,6 +14,8 @@ var defaultCases = []writeCase{
 			`"volumes":[{"name":"cm","configMap":{"name":"x"}},{"name":"s","secret":{"secretName":"x"}},{"name":"e","emptyDir":{}},` +
 			`{"name":"d","downwardAPI":{"items":[{"path":"n","fieldRef":{"fieldPath":"metadata.name"}}]}},` +
 			`{"name":"pr","projected":{"sources":[{"configMap":{"name":"x"}}]}},{"name":"h","hostPath":{"path":"/tmp"}}]}}`},
+		{Name: "pod with serviceAccountName", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"sa1"},"spec":{"serviceAccountName":"builder","containers":[{"name":"c","image":"busybox:1"}]}}`},
+		{Name: "pod with the deprecated serviceAccount", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"sa2"},"spec":{"serviceAccount":"old","containers":[{"name":"c","image":"busybox:1"}]}}`},
 		{Name: "service", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s1"},"spec":{"selector":{"app":"x"},"ports":[{"port":80}]}}`},
 		{Name: "service with clusterIP", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s2"},"spec":{"clusterIP":"10.96.200.10","ports":[{"port":80,"targetPort":"http"}]}}`},
 		{Name: "service clusterIP taken", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s3"},"spec":{"clusterIP":"10.96.200.10","ports":[{"port":80}]}}`},
@@ -72,6 +74,11 @@ var defaultCases = []writeCase{
 		{Name: "delete validatingadmissionpolicy", Method: "DELETE", Path: "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/vap-{ns}"},
 		{Name: "daemonset template change", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets/ds1", ContentType: "application/merge-patch+json", Body: `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox:2"}]}}}}`},
 		{Name: "daemonset non-template change", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets/ds1", ContentType: "application/merge-patch+json", Body: `{"spec":{"minReadySeconds":5}}`},
+		{Name: "job with a pod failure policy", Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/jobs", Body: `{"metadata":{"name":"jpf"},"spec":{"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]},` +
+			`"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox:1"}]}}}}`},
+		{Name: "persistentvolume Recycle", Method: "POST", Path: "/api/v1/persistentvolumes", Body: `{"metadata":{"name":"pvr-{ns}"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"persistentVolumeReclaimPolicy":"Recycle","nfs":{"server":"10.0.0.3","path":"/x"}}}`},
+		{Name: "delete persistentvolume Recycle", Method: "DELETE", Path: "/api/v1/persistentvolumes/pvr-{ns}"},
+		{Name: "resourcequota scope unfit", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"rq"},"spec":{"hard":{"persistentvolumeclaims":"3"},"scopeSelector":{"matchExpressions":[{"operator":"In","scopeName":"PriorityClass","values":["high"]}]}}}`},
 		{Name: "node", Method: "POST", Path: "/api/v1/nodes", Body: `{"metadata":{"name":"node-{ns}"}}`},
 		{Name: "node status capacity", Method: "PATCH", Path: "/api/v1/nodes/node-{ns}/status", ContentType: "application/merge-patch+json", Body: `{"status":{"capacity":{"cpu":"4","pods":"110"}}}`},
 		{Name: "node status allocatable kept", Method: "PATCH", Path: "/api/v1/nodes/node-{ns}/status", ContentType: "application/merge-patch+json", Body: `{"status":{"capacity":{"cpu":"8"},"allocatable":{"cpu":"3"}}}`},

@@ -56,6 +56,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
+	warnings = append(warnings, kindWarnings(d.obj)...)
 	manager := opts.FieldManager
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())

@@ -141,6 +141,21 @@ func quotaResourceName(name corev1.ResourceName, path *field.Path) field.ErrorLi
 	return errs
 }
 
+// internalScopeSelector is a scope selector as the apiserver prints it in a cause's value: its
+// internal type, whose fields have no JSON tags, so their Go names.
+func internalScopeSelector(sel *corev1.ScopeSelector) any {
+	type requirement struct {
+		ScopeName corev1.ResourceQuotaScope
+		Operator  corev1.ScopeSelectorOperator
+		Values    []string
+	}
+	var out struct{ MatchExpressions []requirement }
+	for _, r := range sel.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, requirement{r.ScopeName, r.Operator, r.Values})
+	}
+	return out
+}
+
 // validateScopeSelector is the apiserver's validateScopedResourceSelectorRequirement.
 func validateScopeSelector(sel *corev1.ScopeSelector, scopes []corev1.ResourceQuotaScope, hard []corev1.ResourceName, path *field.Path) field.ErrorList {
 	errs := field.ErrorList{}
@@ -151,7 +166,7 @@ func validateScopeSelector(sel *corev1.ScopeSelector, scopes []corev1.ResourceQu
 		}
 		for _, k := range hard {
 			if quotaResource(k) && !scopeFitsResource(req.ScopeName, k) {
-				errs = append(errs, field.Invalid(path, sel, "unsupported scope applied to resource"))
+				errs = append(errs, field.Invalid(path, internalScopeSelector(sel), "unsupported scope applied to resource"))
 			}
 		}
 		switch req.ScopeName {

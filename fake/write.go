@@ -203,6 +203,15 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 	return out
 }
 
+// kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
+// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy.
+func kindWarnings(obj runtime.Object) []string {
+	if pv, ok := obj.(*corev1.PersistentVolume); ok && pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
+		return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
+	}
+	return nil
+}
+
 // create serves POST on a collection.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 	if !t.res.hasVerb("create") {
@@ -244,6 +253,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err != nil {
 		return nil, nil, err
 	}
+	warnings = append(warnings, kindWarnings(d.obj)...)
 	m, err := meta.Accessor(d.obj)
 	if err != nil {
 		return nil, nil, internalError("%s: %v", r.gvk.Kind, err)
