@@ -152,6 +152,7 @@ func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object
 		return nil, err
 	}
 	s.fillSystemFields(m)
+	s.admitLimitRanges(ctx, obj)
 	prepareCreate(t.res.resourceType, obj, m)
 	return s.createNamed(ctx, t.res, obj, m, dry)
 }

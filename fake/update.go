@@ -107,6 +107,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 			return nil, false, err
 		}
 		s.fillSystemFields(m)
+		s.admitLimitRanges(ctx, obj)
 		prepareCreate(r.resourceType, obj, m)
 		b, err := s.createNamed(ctx, r, obj, m, dry)
 		return b, true, err

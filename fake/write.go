@@ -275,6 +275,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		return nil, nil, err
 	}
 	s.fillSystemFields(m)
+	s.admitLimitRanges(ctx, d.obj)
 	prepareCreate(r.resourceType, d.obj, m)
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, nil, err
