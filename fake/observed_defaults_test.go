@@ -49,34 +49,22 @@ var allocatedKeys = map[string]bool{"clusterIP": true, "clusterIPs": true, "node
 // maskAllocated replaces, in an answer, the values of allocatedKeys that the request's body does
 // not name with a placeholder.
 func maskAllocated(resp json.RawMessage, body string) json.RawMessage {
-	var v any
-	if json.Unmarshal(resp, &v) != nil {
-		return resp
-	}
-	var mask func(v any, key string) any
-	mask = func(v any, key string) any {
+	return mapLeaves(resp, func(v any, key, _ string) any {
+		if !allocatedKeys[key] {
+			return v
+		}
 		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				x[k] = mask(e, k)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = mask(e, key)
-			}
 		case string:
-			if allocatedKeys[key] && x != "None" && !strings.Contains(body, `"`+x+`"`) {
+			if x != "None" && !strings.Contains(body, `"`+x+`"`) {
 				return "<allocated>"
 			}
 		case float64:
-			if allocatedKeys[key] && !strings.Contains(body, `:`+strings.TrimSuffix(strings.TrimSuffix(jsonNumber(x), ".0"), "")) {
+			if !strings.Contains(body, `:`+strings.TrimSuffix(jsonNumber(x), ".0")) {
 				return "<allocated>"
 			}
 		}
 		return v
-	}
-	out, _ := json.Marshal(mask(v, ""))
-	return out
+	})
 }
 
 func jsonNumber(f float64) string {

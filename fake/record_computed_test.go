@@ -136,35 +136,16 @@ func TestObservedComputed(t *testing.T) {
 // conditions' lastTransitionTime, the values of a PodDisruptionBudget's disruptedPods, a token's
 // expiry — and a token (signed by another key) with a placeholder.
 func maskWriteTimes(resp json.RawMessage) json.RawMessage {
-	var v any
-	if json.Unmarshal(resp, &v) != nil {
-		return resp
-	}
-	var mask func(v any, key string) any
-	mask = func(v any, key string) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if key == "disruptedPods" {
-					x[k] = "<time>"
-					continue
-				}
-				x[k] = mask(e, k)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = mask(e, key)
-			}
-		case string:
-			switch key {
-			case "lastTransitionTime", "expirationTimestamp":
-				return "<time>"
-			case "token":
-				return "<token>"
-			}
+	return mapLeaves(resp, func(v any, key, parent string) any {
+		if _, ok := v.(string); !ok {
+			return v
+		}
+		switch {
+		case parent == "disruptedPods", key == "lastTransitionTime", key == "expirationTimestamp":
+			return "<time>"
+		case key == "token":
+			return "<token>"
 		}
 		return v
-	}
-	out, _ := json.Marshal(mask(v, ""))
-	return out
+	})
 }

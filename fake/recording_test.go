@@ -117,3 +117,31 @@ func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step stri
 // noControllers are the options of a fake replaying a record of an apiserver without
 // kube-controller-manager: the record's clock, no garbage collector, no namespace controller.
 var noControllers = fake.Options{Now: recordClock, NoGarbageCollector: true, NoNamespaceController: true}
+
+// mapLeaves decodes an answer, replaces each scalar by what leaf returns for it — given the key it
+// stands under (an array's elements under the array's key) and the key of the object holding it —
+// and encodes it again. An answer that is not JSON is returned as it is.
+func mapLeaves(resp json.RawMessage, leaf func(v any, key, parent string) any) json.RawMessage {
+	var v any
+	if json.Unmarshal(resp, &v) != nil {
+		return resp
+	}
+	var walk func(v any, key, parent string) any
+	walk = func(v any, key, parent string) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e, k, key)
+			}
+			return x
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e, key, parent)
+			}
+			return x
+		}
+		return leaf(v, key, parent)
+	}
+	out, _ := json.Marshal(walk(v, "", ""))
+	return out
+}

@@ -294,9 +294,7 @@ func qualifiedName(v string, path *field.Path) field.ErrorList {
 func portNumOrName(p intstr.IntOrString, path *field.Path) field.ErrorList {
 	errs := field.ErrorList{}
 	if p.Type == intstr.Int {
-		for _, msg := range validation.IsValidPortNum(p.IntValue()) {
-			errs = append(errs, field.Invalid(path, p.IntValue(), msg))
-		}
+		errs = append(errs, validPort(p.IntValue(), path)...)
 		return errs
 	}
 	for _, msg := range validation.IsValidPortName(p.StrVal) {

@@ -66,15 +66,8 @@ func validateEndpointPort(port *corev1.EndpointPort, requireName bool, path *fie
 	} else if port.Name != "" {
 		errs = append(errs, dns1123Label(port.Name, path.Child("name"))...)
 	}
-	for _, msg := range validation.IsValidPortNum(int(port.Port)) {
-		errs = append(errs, field.Invalid(path.Child("port"), port.Port, msg))
-	}
-	switch {
-	case port.Protocol == "":
-		errs = append(errs, field.Required(path.Child("protocol"), ""))
-	case !slices.Contains(portProtocols, string(port.Protocol)):
-		errs = append(errs, field.NotSupported(path.Child("protocol"), port.Protocol, portProtocols))
-	}
+	errs = append(errs, validPort(port.Port, path.Child("port"))...)
+	errs = append(errs, validProtocol(port.Protocol, path.Child("protocol"))...)
 	if port.AppProtocol != nil {
 		errs = append(errs, qualifiedName(*port.AppProtocol, path.Child("appProtocol"))...)
 	}
@@ -102,10 +95,9 @@ func validateEndpointSlice(es, old *discoveryv1.EndpointSlice) field.ErrorList {
 		} else {
 			names = append(names, name)
 		}
-		switch {
-		case port.Protocol == nil:
+		if port.Protocol == nil { // an explicit "" is NotSupported, not Required
 			errs = append(errs, field.Required(p.Child("protocol"), ""))
-		case !slices.Contains(portProtocols, string(*port.Protocol)):
+		} else if !slices.Contains(portProtocols, string(*port.Protocol)) {
 			errs = append(errs, field.NotSupported(p.Child("protocol"), *port.Protocol, portProtocols))
 		}
 		if port.AppProtocol != nil {

@@ -80,16 +80,12 @@ func validateNetworkPolicyPort(port *networkingv1.NetworkPolicyPort, path *field
 			errs = append(errs, field.Invalid(path.Child("endPort"), *port.EndPort, "may not be specified when `port` is not specified"))
 		}
 	case port.Port.Type == intstr.Int:
-		for _, msg := range validation.IsValidPortNum(int(port.Port.IntVal)) {
-			errs = append(errs, field.Invalid(path.Child("port"), port.Port.IntVal, msg))
-		}
+		errs = append(errs, validPort(port.Port.IntVal, path.Child("port"))...)
 		if e := port.EndPort; e != nil {
 			if *e < port.Port.IntVal {
 				errs = append(errs, field.Invalid(path.Child("endPort"), *e, "must be greater than or equal to `port`"))
 			}
-			for _, msg := range validation.IsValidPortNum(int(*e)) {
-				errs = append(errs, field.Invalid(path.Child("endPort"), *e, msg))
-			}
+			errs = append(errs, validPort(*e, path.Child("endPort"))...)
 		}
 	default:
 		if port.EndPort != nil {
@@ -340,9 +336,7 @@ func validateIngressBackend(b *networkingv1.IngressBackend, path *field.Path) fi
 				errs = append(errs, field.Invalid(path.Child("service", "port", "name"), s.Port.Name, msg))
 			}
 		case s.Port.Number != 0:
-			for _, msg := range validation.IsValidPortNum(int(s.Port.Number)) {
-				errs = append(errs, field.Invalid(path.Child("service", "port", "number"), s.Port.Number, msg))
-			}
+			errs = append(errs, validPort(s.Port.Number, path.Child("service", "port", "number"))...)
 		default:
 			errs = append(errs, field.Required(path, "port name or number is required"))
 		}

@@ -366,9 +366,7 @@ func validatePortNumOrName(port intstr.IntOrString, fldPath *field.Path) field.E
 		}
 		return errs
 	}
-	for _, msg := range validation.IsValidPortNum(port.IntValue()) {
-		errs = append(errs, field.Invalid(fldPath, port.IntValue(), msg))
-	}
+	errs = append(errs, validPort(port.IntValue(), fldPath)...)
 	return errs
 }
 
@@ -438,14 +436,10 @@ func validateContainerPorts(ports []corev1.ContainerPort, fldPath *field.Path) f
 		if p.ContainerPort == 0 {
 			errs = append(errs, field.Required(path.Child("containerPort"), ""))
 		} else {
-			for _, msg := range validation.IsValidPortNum(int(p.ContainerPort)) {
-				errs = append(errs, field.Invalid(path.Child("containerPort"), p.ContainerPort, msg))
-			}
+			errs = append(errs, validPort(p.ContainerPort, path.Child("containerPort"))...)
 		}
 		if p.HostPort != 0 {
-			for _, msg := range validation.IsValidPortNum(int(p.HostPort)) {
-				errs = append(errs, field.Invalid(path.Child("hostPort"), p.HostPort, msg))
-			}
+			errs = append(errs, validPort(p.HostPort, path.Child("hostPort"))...)
 		}
 		// The supported protocols, sorted as the apiserver lists them.
 		errs = append(errs, validateEnum(p.Protocol, path.Child("protocol"), []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP})...)

@@ -269,15 +269,8 @@ func validateServicePort(sp *corev1.ServicePort, requireName bool, names map[str
 		}
 		names[sp.Name] = true
 	}
-	for _, msg := range validation.IsValidPortNum(int(sp.Port)) {
-		errs = append(errs, field.Invalid(path.Child("port"), sp.Port, msg))
-	}
-	switch {
-	case sp.Protocol == "":
-		errs = append(errs, field.Required(path.Child("protocol"), ""))
-	case !slices.Contains(portProtocols, string(sp.Protocol)):
-		errs = append(errs, field.NotSupported(path.Child("protocol"), sp.Protocol, portProtocols))
-	}
+	errs = append(errs, validPort(sp.Port, path.Child("port"))...)
+	errs = append(errs, validProtocol(sp.Protocol, path.Child("protocol"))...)
 	errs = append(errs, portNumOrName(sp.TargetPort, path.Child("targetPort"))...)
 	if sp.AppProtocol != nil {
 		errs = append(errs, qualifiedName(*sp.AppProtocol, path.Child("appProtocol"))...)
@@ -334,9 +327,7 @@ func validateTrafficPolicies(svc, old *corev1.Service) field.ErrorList {
 			errs = append(errs, field.Required(path.Child("healthCheckNodePort"), ""))
 		}
 	case needsHealthCheck:
-		for _, msg := range validation.IsValidPortNum(int(sp.HealthCheckNodePort)) {
-			errs = append(errs, field.Invalid(path.Child("healthCheckNodePort"), sp.HealthCheckNodePort, msg))
-		}
+		errs = append(errs, validPort(sp.HealthCheckNodePort, path.Child("healthCheckNodePort"))...)
 	}
 	if sp.InternalTrafficPolicy == nil {
 		switch sp.Type {
@@ -347,4 +338,25 @@ func validateTrafficPolicies(svc, old *corev1.Service) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("internalTrafficPolicy"), *sp.InternalTrafficPolicy, internalTrafficPolicies))
 	}
 	return errs
+}
+
+// validPort is the apiserver's check of a port number (1 to 65535), whose cause names the value as
+// the object has it.
+func validPort[T int | int32](n T, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsValidPortNum(int(n)) {
+		errs = append(errs, field.Invalid(path, n, msg))
+	}
+	return errs
+}
+
+// validProtocol is the check of a port's required protocol: TCP, UDP or SCTP.
+func validProtocol(p corev1.Protocol, path *field.Path) field.ErrorList {
+	switch {
+	case p == "":
+		return field.ErrorList{field.Required(path, "")}
+	case !slices.Contains(portProtocols, string(p)):
+		return field.ErrorList{field.NotSupported(path, p, portProtocols)}
+	}
+	return nil
 }
