@@ -177,3 +177,17 @@ func BenchmarkParseLabels(b *testing.B) {
 		}
 	}
 }
+
+// MarkStringEnds: the bitmap of string ends Extract builds before its pass, per implementation
+// the CPU can run.
+func BenchmarkMarkStringEnds(b *testing.B) {
+	raw := podJSON(1)
+	var buf endsBuf
+	ends := buf[:(len(raw)+63)/64]
+	benchEachMarker(b, func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			markStringEnds(raw, ends)
+		}
+	})
+}

@@ -109,8 +109,11 @@ func TestExtractRejectsDeepNesting(t *testing.T) {
 
 // TestMarkStringEnds: the bitmap marks exactly the bytes that end plain string content, none past
 // the end, and nextStringEnd finds the same byte with and without it, from every index; lengths
-// cover empty, partial, whole and several 64-byte chunks.
-func TestMarkStringEnds(t *testing.T) {
+// cover empty, partial, whole and several 64-byte chunks; every implementation of the marking the
+// CPU can run.
+func TestMarkStringEnds(t *testing.T) { withEachMarker(t, testMarkStringEnds) }
+
+func testMarkStringEnds(t *testing.T) {
 	alphabet := []byte{'a', '"', '\\', 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := range 300 {
