@@ -42,6 +42,7 @@ type Cache struct {
 
 	watchers  watcherSet
 	selectors selectorMemo
+	tokens    tokenMemo // the continue tokens the cache issued last
 
 	// applied and replaced count the events applied and the re-lists, for Stats.
 	applied, replaced uint64

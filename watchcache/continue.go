@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The continue token is the apiserver's public wire format (rules 2.1–2.3), so that a token is
@@ -276,4 +277,72 @@ func unhex(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// issuedTokens is how many continue tokens a cache remembers (tokenMemo). A client that pages
+// through a list sends the token of its last page next, usually within milliseconds; 64 covers
+// that many lists being paged at once, at a few hundred bytes an entry.
+const issuedTokens = 64
+
+// issuedToken is a continue token a page of this cache issued: what decoding it for its prefix
+// gives, and the remainingItemCount of that page when it had no selector (-1 otherwise).
+type issuedToken struct {
+	prefix    string
+	start     string // the absolute start key, decodeContinue(token, prefix)'s
+	rv        int64
+	remaining int64
+}
+
+// tokenMemo remembers the last issuedTokens continue tokens the cache issued, so that the next
+// page of a list neither decodes its token (≈180 ns and an allocation, a quarter of an indexed
+// continue page) nor, without a selector, counts the keys after its start (remainingItemCount):
+// the state at the token's RV never changes, so the next page's count is the previous page's less
+// the items it returns. A token it does not hold is decoded as any other.
+type tokenMemo struct {
+	mu    sync.Mutex
+	index map[string]int // token -> position in ring
+	ring  [issuedTokens]struct {
+		token string
+		tok   issuedToken
+	}
+	next int
+}
+
+// lookup returns what the cache recorded when it issued token for a list rooted at prefix.
+func (m *tokenMemo) lookup(token, prefix string) (issuedToken, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i, ok := m.index[token]
+	if !ok || m.ring[i].tok.prefix != prefix {
+		return issuedToken{}, false
+	}
+	return m.ring[i].tok, true
+}
+
+// decodesTo reports whether the token encodeContinue writes for tok decodes (decodeContinue, for
+// tok.prefix) to tok's start and RV. A key the decoder refuses — an empty or dot segment, such
+// as an object in the empty namespace — gets a token that is a 400 when it comes back, as from
+// the apiserver, and the memo must not answer it.
+func decodesTo(tok issuedToken) bool {
+	return tok.rv > 0 && len(tok.start) > len(tok.prefix) && strings.HasPrefix(tok.start, tok.prefix) &&
+		cleanRooted(tok.start[len(tok.prefix)-1:])
+}
+
+// add records token, issued for tok; it replaces the oldest record when the memo is full.
+func (m *tokenMemo) add(token string, tok issuedToken) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.index == nil {
+		m.index = make(map[string]int, issuedTokens)
+	}
+	if _, ok := m.index[token]; ok {
+		return // the same page again: the same record
+	}
+	slot := &m.ring[m.next]
+	if slot.token != "" {
+		delete(m.index, slot.token)
+	}
+	slot.token, slot.tok = token, tok
+	m.index[token] = m.next
+	m.next = (m.next + 1) % issuedTokens
 }

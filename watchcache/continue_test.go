@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -405,4 +406,73 @@ func FuzzCleanRooted(f *testing.F) {
 			t.Errorf("cleanRooted(%q) = %v, path.Clean says %v", p, got, want)
 		}
 	})
+}
+
+// TestDecodesToAgreesWithDecode: the memo answers a token only where decoding it gives the same
+// start and RV (decodesTo), for start keys built from the characters that make the decoder refuse
+// or escape (empty and dot segments, NUL, quotes, non-ASCII), under the root and a namespace.
+func TestDecodesToAgreesWithDecode(t *testing.T) {
+	alphabet := []string{"a", "/", ".", "..", "-", "\x00", `"`, `\`, "é", "<"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		for _, prefix := range []string{"/", "/ns/"} {
+			tok := issuedToken{prefix: prefix, start: prefix + b.String() + "\x00", rv: int64(rng.IntN(3))}
+			start, rv, err := decodeContinue(encodeContinue(tok.start, prefix, tok.rv), prefix)
+			decodes := err == nil && start == tok.start && rv == tok.rv
+			if decodesTo(tok) && !decodes {
+				t.Fatalf("decodesTo(%q at %d under %q) but decoding gives %q, %d, %v", tok.start, tok.rv, prefix, start, rv, err)
+			}
+		}
+	}
+}
+
+// TestTokenMemo: a remembered token answers only for the prefix it was issued for, and the memo
+// forgets the oldest token when it is full.
+func TestTokenMemo(t *testing.T) {
+	var m tokenMemo
+	first := issuedToken{prefix: "/a/", start: "/a/p\x00", rv: 7, remaining: 3}
+	m.add("t0", first)
+	if got, ok := m.lookup("t0", "/a/"); !ok || got != first {
+		t.Fatalf("lookup(t0, /a/) = %+v, %v; want %+v", got, ok, first)
+	}
+	if _, ok := m.lookup("t0", "/b/"); ok {
+		t.Fatal("a token issued for /a/ answered for /b/")
+	}
+	for i := 1; i <= issuedTokens; i++ {
+		m.add(fmt.Sprint("t", i), issuedToken{prefix: "/a/", start: "/a/q\x00", rv: int64(i)})
+	}
+	if _, ok := m.lookup("t0", "/a/"); ok {
+		t.Fatal("the oldest token is still remembered after issuedTokens more")
+	}
+	if got, ok := m.lookup(fmt.Sprint("t", issuedTokens), "/a/"); !ok || got.rv != issuedTokens {
+		t.Fatalf("the newest token: %+v, %v", got, ok)
+	}
+	if len(m.index) != issuedTokens {
+		t.Fatalf("%d tokens indexed, want %d", len(m.index), issuedTokens)
+	}
+}
+
+// TestRememberedTokenOtherNamespace: a token issued for one namespace's list, sent with another
+// namespace, is decoded for that namespace as the apiserver decodes it (its start is relative to
+// the list's root), not answered from the memo.
+func TestRememberedTokenOtherNamespace(t *testing.T) {
+	c := newPodCache(t)
+	var objs [][]byte
+	for _, ns := range []string{"a", "b"} {
+		for i := range 4 {
+			objs = append(objs, pod(ns, fmt.Sprint("p", i), "", "", 0))
+		}
+	}
+	if err := c.Replace(objs, 10); err != nil {
+		t.Fatal(err)
+	}
+	first := mustList(t, c, ListOptions{Namespace: "a", Limit: 2})
+	res := mustList(t, c, ListOptions{Namespace: "b", Limit: 2, Continue: first.Continue})
+	if got, want := names(res.Items), []string{"b/p2", "b/p3"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("namespace b from a's token: %v, want %v", got, want)
+	}
 }

@@ -33,7 +33,13 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := routeList(o, q.prefix, c.opts.IgnoreLimitForRV0)
+	var issued *issuedToken
+	if o.Continue != "" {
+		if tok, ok := c.tokens.lookup(o.Continue, q.prefix); ok {
+			issued = &tok
+		}
+	}
+	r, err := routeList(o, q.prefix, c.opts.IgnoreLimitForRV0, issued)
 	if err := c.admit(q.unsupported, err); err != nil {
 		return nil, err
 	}
@@ -57,17 +63,27 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	page(v, pl, &cl)
 	res := &ListResult{Items: cl.items, ResourceVersion: rv}
 	if cl.more {
-		res.Continue = encodeContinue(cl.last+"\x00", q.prefix, int64(rv))
+		start := cl.last + "\x00"
+		res.Continue = encodeContinue(start, q.prefix, int64(rv))
+		next := issuedToken{prefix: q.prefix, start: start, rv: int64(rv), remaining: -1}
 		if cl.pred.empty() {
-			var n int64
-			if pl.start == q.prefix {
+			switch {
+			case pl.start == q.prefix:
 				// A first page without a selector holds every key of the prefix up to its last:
 				// the rest is the prefix's count less the page, without walking the keys after it.
-				n = v.count(q.prefix) - cl.n
-			} else {
-				n = v.countAfter(q.prefix, cl.last)
+				next.remaining = v.count(q.prefix) - cl.n
+			case issued != nil && issued.remaining >= 0 && pl.start == issued.start:
+				// The page after one this cache issued, at the same immutable state: the keys
+				// after it are those after the previous page less this page's.
+				next.remaining = issued.remaining - cl.n
+			default:
+				next.remaining = v.countAfter(q.prefix, cl.last)
 			}
+			n := next.remaining
 			res.RemainingItemCount = &n
+		}
+		if decodesTo(next) {
+			c.tokens.add(res.Continue, next)
 		}
 	}
 	return res, nil

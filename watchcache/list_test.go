@@ -130,8 +130,9 @@ func TestRemainingItemCountAcrossNamespaces(t *testing.T) {
 }
 
 // TestRemainingItemCount: every page's remainingItemCount is the number of keys after the page — a
-// first page's is the prefix's count less the page, a continue page's is counted on the shorter
-// side of its last key — at published RVs and at RVs read through an overlay (older or newer
+// first page's is the prefix's count less the page, a continue page's the previous page's less
+// this one when the cache remembers issuing its token, and counted after its start when it does
+// not — at published RVs and at RVs read through an overlay (older or newer
 // base), for all namespaces and for each namespace, with creates and deletes between the snapshots.
 func TestRemainingItemCount(t *testing.T) {
 	c := newPodCache(t, func(o *Options) { o.WindowEvents, o.WindowAge = 4*publishEvery, -1 })
@@ -167,8 +168,7 @@ func TestRemainingItemCount(t *testing.T) {
 		for _, ns := range append([]string{""}, namespaces...) {
 			all := mustList(t, c, ListOptions{Namespace: ns, ResourceVersion: fmt.Sprint(at), ResourceVersionMatch: MatchExact})
 			for _, limit := range []int64{1, 13, 50} {
-				// Every page, the first and those of its continue tokens: a continue page counts
-				// either side of its last key (countWithinAfter).
+				// Every page, the first and those of its continue tokens.
 				res := mustList(t, c, ListOptions{Namespace: ns, ResourceVersion: fmt.Sprint(at), ResourceVersionMatch: MatchExact, Limit: limit})
 				for seen := len(res.Items); ; seen += len(res.Items) {
 					want := int64(len(all.Items) - seen)
@@ -181,7 +181,14 @@ func TestRemainingItemCount(t *testing.T) {
 					if res.RemainingItemCount == nil || *res.RemainingItemCount != want {
 						t.Fatalf("rv %d ns %q limit %d after %d: remaining = %v, want %d", at, ns, limit, seen, res.RemainingItemCount, want)
 					}
-					res = mustList(t, c, ListOptions{Namespace: ns, Limit: limit, Continue: res.Continue})
+					// The next page twice: from the token the cache remembers issuing (its count
+					// follows from this page's), then decoded and counted after its start.
+					next := ListOptions{Namespace: ns, Limit: limit, Continue: res.Continue}
+					res = mustList(t, c, next)
+					c.tokens = tokenMemo{}
+					if again := mustList(t, c, next); !reflect.DeepEqual(res, again) {
+						t.Fatalf("rv %d ns %q limit %d after %d: the remembered token's page %+v, decoded %+v", at, ns, limit, seen, res, again)
+					}
 				}
 			}
 		}

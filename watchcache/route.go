@@ -98,7 +98,9 @@ func parseResourceVersion(rv string) (uint64, error) {
 
 // routeList validates o and decides what to read (rules 0.1–0.9, 1.1, 1.6–1.9, 2.3–2.6). prefix is the
 // list's root key, ending in "/". ignoreLimitForRV0 reproduces the apiserver's RV="0" limit bug.
-func routeList(o ListOptions, prefix string, ignoreLimitForRV0 bool) (route, error) {
+// issued, when not nil, is what the cache recorded when it issued o.Continue for prefix: its start
+// and RV are the token's, without decoding it.
+func routeList(o ListOptions, prefix string, ignoreLimitForRV0 bool, issued *issuedToken) (route, error) {
 	if err := validateListOptions(o); err != nil {
 		return route{}, err
 	}
@@ -107,9 +109,15 @@ func routeList(o ListOptions, prefix string, ignoreLimitForRV0 bool) (route, err
 		r.limit = 0 // rule 2.6: the cache ignores limit for RV="0", with or without continue
 	}
 	if o.Continue != "" {
-		start, tokenRV, err := decodeContinue(o.Continue, prefix)
-		if err != nil {
-			return route{}, badRequest("invalid continue token: %v", err)
+		var start string
+		var tokenRV int64
+		if issued != nil {
+			start, tokenRV = issued.start, issued.rv
+		} else {
+			var err error
+			if start, tokenRV, err = decodeContinue(o.Continue, prefix); err != nil {
+				return route{}, badRequest("invalid continue token: %v", err)
+			}
 		}
 		if o.ResourceVersion != "" && o.ResourceVersion != "0" {
 			return route{}, badRequest("specifying resource version is not allowed when using continue")

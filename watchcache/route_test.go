@@ -47,7 +47,7 @@ func TestRouteList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := routeList(tt.o, "/", tt.ignoreRV0)
+			got, err := routeList(tt.o, "/", tt.ignoreRV0, nil)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v\nwant  %s", err, tt.wantErr)
