@@ -11,7 +11,7 @@ run() { # name benchtime
   "$out/wc.test" -test.run '^$' -test.bench "$1" -test.benchtime "$2" -test.count "$count" -test.benchmem -test.timeout 60m
 }
 {
-  run '^(BenchmarkApply|BenchmarkApplyUnindexed|BenchmarkListPage|BenchmarkListContinueOld|BenchmarkIndexedPage|BenchmarkIndexedFieldAndLabel|BenchmarkIndexedContinueOld|BenchmarkUnindexedLabelPage)$' 1s
+  run '^(BenchmarkApply|BenchmarkApplyUnindexed|BenchmarkListPage|BenchmarkListContinueOld|BenchmarkListContinueOldDecoded|BenchmarkIndexedPage|BenchmarkIndexedFieldAndLabel|BenchmarkIndexedContinueOld|BenchmarkIndexedContinueOldDecoded|BenchmarkUnindexedLabelPage)$' 1s
   run '^(BenchmarkListFull|BenchmarkUnindexedLabelFull|BenchmarkReplace100k)$' 5x
   run '^BenchmarkApplyWatchers$' 5000x
   run '^BenchmarkExactUnpublished$' 100x

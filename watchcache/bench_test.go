@@ -180,6 +180,23 @@ func BenchmarkListContinueOld(b *testing.B) {
 	benchList(b, ListOptions{Limit: 500, Continue: oldToken(b, ListOptions{Limit: 500})}, 500)
 }
 
+// BenchmarkListContinueOldDecoded: BenchmarkListContinueOld with a token the cache did not issue
+// (foreignToken), so that the page decodes it and counts the keys after its start: a client paging
+// with another server's tokens, or more lists paged at once than the cache remembers.
+func BenchmarkListContinueOldDecoded(b *testing.B) {
+	benchList(b, ListOptions{Limit: 500, Continue: foreignToken(b, oldToken(b, ListOptions{Limit: 500}))}, 500)
+}
+
+// foreignToken returns tok in the etcd form (no leading '/' in its start key), which decodes to
+// the same start and RV but is not a token the cache remembers issuing.
+func foreignToken(b *testing.B, tok string) string {
+	start, rv, err := decodeContinue(tok, "/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return encodeContinueEtcdForm(start, "/", rv)
+}
+
 // BenchmarkListFull: the whole 100k list, no selector.
 func BenchmarkListFull(b *testing.B) { benchList(b, ListOptions{ResourceVersion: "0"}, -1) }
 
@@ -216,6 +233,13 @@ func BenchmarkIndexedFieldAndLabel(b *testing.B) {
 // BenchmarkIndexedContinueOld ((d)): an indexed page from a continue token 10,000 events old.
 func BenchmarkIndexedContinueOld(b *testing.B) {
 	tok := oldToken(b, ListOptions{Limit: 5, FieldSelector: "spec.nodeName=node-7"})
+	benchList(b, ListOptions{Limit: 500, Continue: tok, FieldSelector: "spec.nodeName=node-7"}, -1)
+}
+
+// BenchmarkIndexedContinueOldDecoded: BenchmarkIndexedContinueOld with a token the cache did not
+// issue (foreignToken).
+func BenchmarkIndexedContinueOldDecoded(b *testing.B) {
+	tok := foreignToken(b, oldToken(b, ListOptions{Limit: 5, FieldSelector: "spec.nodeName=node-7"}))
 	benchList(b, ListOptions{Limit: 500, Continue: tok, FieldSelector: "spec.nodeName=node-7"}, -1)
 }
 
