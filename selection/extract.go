@@ -28,6 +28,9 @@ type Object struct {
 	Labels Labels
 	// Fields[i] is the value of the schema's field i; len(Fields) == schema.NumFields().
 	Fields []string
+	// ASCII says that every byte of the document is ASCII, which the pass sees at no cost in
+	// documents of up to 16 KiB; false says that one is not, or that the document is longer.
+	ASCII bool
 }
 
 // Extract validates raw and reads the object's identity, labels and selectable fields in one
@@ -71,7 +74,7 @@ func (s *Schema) ExtractKnownLabels(raw []byte, known func(labelsRaw string) boo
 	// The string ends of raw, on the stack: a parameter of the walk rather than a field of x,
 	// whose contents escape.
 	var buf endsBuf
-	ends := buf.mark(raw)
+	ends, ascii := buf.mark(raw)
 	for _, i := range s.bools {
 		x.fields[i] = "false"
 	}
@@ -84,7 +87,9 @@ func (s *Schema) ExtractKnownLabels(raw []byte, known func(labelsRaw string) boo
 	if x.err != nil {
 		return Object{}, x.err
 	}
-	return s.finish(&x, known)
+	obj, err := s.finish(&x, known)
+	obj.ASCII = ascii && err == nil
+	return obj, err
 }
 
 // finish checks what the pass found and derives the fields computed from several values.

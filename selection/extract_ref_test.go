@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -29,7 +30,9 @@ func (s *Schema) referenceExtract(raw []byte) (Object, error) {
 	if x.err != nil {
 		return Object{}, x.err
 	}
-	return s.finish(&x, nil)
+	obj, err := s.finish(&x, nil)
+	obj.ASCII = err == nil && len(raw) <= maxMarkedLen && !slices.ContainsFunc(raw, func(c byte) bool { return c >= 0x80 })
+	return obj, err
 }
 
 // referenceVisit applies n's acts to v, then descends into v's keys that n has nodes for.

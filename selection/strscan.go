@@ -13,25 +13,26 @@ const maxMarkedLen = 256 * 64
 // endsBuf holds the bitmap of a document of up to maxMarkedLen bytes, on its user's stack.
 type endsBuf [maxMarkedLen / 64]uint64
 
-// mark returns the bitmap of b's string ends (markStringEnds) in buf, or nil when b is too long.
-func (buf *endsBuf) mark(b []byte) []uint64 {
+// mark returns the bitmap of b's string ends (markStringEnds) in buf and whether b is all ASCII,
+// or nil and false when b is too long.
+func (buf *endsBuf) mark(b []byte) (ends []uint64, ascii bool) {
 	if len(b) > maxMarkedLen {
-		return nil
+		return nil, false
 	}
-	ends := buf[:(len(b)+63)/64]
-	markStringEnds(b, ends)
-	return ends
+	ends = buf[:(len(b)+63)/64]
+	return ends, !markStringEnds(b, ends)
 }
 
 // markStringEnds fills ends (len(ends) == (len(b)+63)/64) so that bit k of ends[w] is set iff
 // b[64w+k] ends plain string content: a quote, a backslash or a control character. With it,
 // skipString finds a string's end with a shift and a bit count instead of reading its bytes
-// (a pod's ≈250 strings are most of its bytes).
-func markStringEnds(b []byte, ends []uint64) {
+// (a pod's ≈250 strings are most of its bytes). It returns whether a byte of b is not ASCII, which
+// the same pass sees at no cost.
+func markStringEnds(b []byte, ends []uint64) (nonASCII bool) {
 	full := len(b) / 64
-	markChunks(b, ends[:full])
+	nonASCII = markChunks(b, ends[:full])
 	if full == len(ends) {
-		return
+		return nonASCII
 	}
 	// The last, partial chunk: its bytes padded with a byte that ends nothing, so that no bit is
 	// set past len(b).
@@ -40,7 +41,7 @@ func markStringEnds(b []byte, ends []uint64) {
 		pad[k] = 'a'
 	}
 	copy(pad[:], b[64*full:])
-	markChunks(pad[:], ends[full:])
+	return markChunks(pad[:], ends[full:]) || nonASCII
 }
 
 // nextStringEnd returns the index of the first byte at or after b[i] that ends plain string

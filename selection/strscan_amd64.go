@@ -4,16 +4,15 @@ package selection
 
 // markChunks sets, for each of the first len(out) 64-byte chunks of b, bit k of out[w] iff byte
 // 64w+k ends plain string content (a quote, a backslash or a control character < 0x20); len(b)
-// must be at least 64·len(out). It compares 32 bytes per instruction where the CPU has AVX2
+// must be at least 64·len(out). It returns whether one of those bytes is not ASCII (≥ 0x80). It compares 32 bytes per instruction where the CPU has AVX2
 // (about 20 instructions per 64 bytes) and sixteen with SSE2, which every amd64 CPU has (about
 // 45); finding the end of each string eight bytes at a time cost ≈100 instructions per string of
 // a pod.
-func markChunks(b []byte, out []uint64) {
+func markChunks(b []byte, out []uint64) (nonASCII bool) {
 	if hasAVX2 {
-		markChunksAVX2(b, out)
-		return
+		return markChunksAVX2(b, out) != 0
 	}
-	markChunksSSE2(b, out)
+	return markChunksSSE2(b, out) != 0
 }
 
 // hasAVX2 says whether the CPU has AVX2 and the OS saves its registers.
@@ -37,10 +36,10 @@ func detectAVX2() bool {
 }
 
 //go:noescape
-func markChunksSSE2(b []byte, out []uint64)
+func markChunksSSE2(b []byte, out []uint64) uint32
 
 //go:noescape
-func markChunksAVX2(b []byte, out []uint64)
+func markChunksAVX2(b []byte, out []uint64) uint32
 
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 

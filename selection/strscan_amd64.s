@@ -3,9 +3,10 @@
 #include "textflag.h"
 
 // MARK16 sets bits off..off+15 of R9 from the 16 bytes at off(SI): X1, X2, X3 hold '"', '\\' and
-// 0x1f in every byte.
+// 0x1f in every byte; it ORs the bytes into X6, whose high bits then say whether a byte was ≥ 0x80.
 #define MARK16(off) \
 	MOVOU	off(SI), X0 \
+	POR	X0, X6 \
 	MOVO	X0, X4 \
 	PCMPEQB	X1, X4 \
 	MOVO	X0, X5 \
@@ -18,14 +19,15 @@
 	SHLQ	$off, AX \
 	ORQ	AX, R9
 
-// func markChunksSSE2(b []byte, out []uint64)
-TEXT ·markChunksSSE2(SB), NOSPLIT, $0-48
+// func markChunksSSE2(b []byte, out []uint64) uint32
+TEXT ·markChunksSSE2(SB), NOSPLIT, $0-52
 	MOVQ	b_base+0(FP), SI
 	MOVQ	out_base+24(FP), DI
 	MOVQ	out_len+32(FP), CX
 	MOVOU	strscanQuote<>(SB), X1
 	MOVOU	strscanBackslash<>(SB), X2
 	MOVOU	strscanCtl<>(SB), X3
+	PXOR	X6, X6
 	TESTQ	CX, CX
 	JZ	done
 chunk:
@@ -40,12 +42,15 @@ chunk:
 	DECQ	CX
 	JNZ	chunk
 done:
+	PMOVMSKB	X6, AX
+	MOVL	AX, ret+48(FP)
 	RET
 
 // MARK32(off) sets bits off..off+31 of R9 from the 32 bytes at off(SI): Y1, Y2, Y3 hold '"',
-// '\\' and 0x1f in every byte.
+// '\\' and 0x1f in every byte; it ORs the bytes into Y6, as MARK16 into X6.
 #define MARK32(off) \
 	VMOVDQU	off(SI), Y0 \
+	VPOR	Y0, Y6, Y6 \
 	VPCMPEQB	Y1, Y0, Y4 \
 	VPCMPEQB	Y2, Y0, Y5 \
 	VPMAXUB	Y3, Y0, Y0 \
@@ -56,16 +61,18 @@ done:
 	SHLQ	$off, AX \
 	ORQ	AX, R9
 
-// func markChunksAVX2(b []byte, out []uint64)
-TEXT ·markChunksAVX2(SB), NOSPLIT, $0-48
+// func markChunksAVX2(b []byte, out []uint64) uint32
+TEXT ·markChunksAVX2(SB), NOSPLIT, $0-52
 	MOVQ	b_base+0(FP), SI
 	MOVQ	out_base+24(FP), DI
 	MOVQ	out_len+32(FP), CX
+	MOVL	$0, ret+48(FP)
 	TESTQ	CX, CX
 	JZ	done2
 	VMOVDQU	strscanQuote<>(SB), Y1
 	VMOVDQU	strscanBackslash<>(SB), Y2
 	VMOVDQU	strscanCtl<>(SB), Y3
+	VPXOR	Y6, Y6, Y6
 chunk2:
 	PREFETCHT0	512(SI)
 	XORQ	R9, R9
@@ -76,6 +83,8 @@ chunk2:
 	ADDQ	$8, DI
 	DECQ	CX
 	JNZ	chunk2
+	VPMOVMSKB	Y6, AX
+	MOVL	AX, ret+48(FP)
 	VZEROUPPER
 done2:
 	RET

@@ -9,7 +9,8 @@ const maxDepth = 10000
 // UTF-8 (neither does encoding/json.Valid).
 func validJSON(b []byte) bool {
 	var buf endsBuf
-	return validWith(b, buf.mark(b))
+	ends, _ := buf.mark(b)
+	return validWith(b, ends)
 }
 
 // validWith is validJSON with the bitmap of b's string ends (markStringEnds), or nil.

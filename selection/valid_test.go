@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,7 +130,10 @@ func testMarkStringEnds(t *testing.T) {
 			for k := range ends {
 				ends[k] = ^uint64(0) // every word must be written
 			}
-			markStringEnds(b, ends)
+			nonASCII := markStringEnds(b, ends)
+			if want := slices.ContainsFunc(b, func(c byte) bool { return c >= 0x80 }); nonASCII != want {
+				t.Fatalf("n=%d: nonASCII = %v, want %v", n, nonASCII, want)
+			}
 			for k := range 64 * len(ends) {
 				got := ends[k/64]>>(k%64)&1 == 1
 				if want := k < n && isStringEnd(b[k]); got != want {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -302,5 +303,53 @@ func TestApplyReusesKnownLabelSets(t *testing.T) {
 	ls := c.labels.Load().intern(`{"x":"1"}`, nil)
 	if !reflect.DeepEqual(ls.labels, selection.Labels{{Key: "x", Value: "1"}}) {
 		t.Errorf("intern of an unknown text without labels: %v", ls.labels)
+	}
+}
+
+// TestApplyRejectsInvalidUTF8: an object with bytes that are not UTF-8 is refused and leaves the
+// state as it was, whether the extraction's pass saw every byte (up to 16 KiB) or the document is
+// longer; valid non-ASCII text is stored in both.
+func TestApplyRejectsInvalidUTF8(t *testing.T) {
+	doc := func(name, value string, pad int) []byte {
+		return fmt.Appendf(nil, `{"kind":"Pod","apiVersion":"v1","metadata":{"name":%q,"namespace":"ns","annotations":{"pad":"%s","v":"%s"}},"spec":{},"status":{}}`,
+			name, strings.Repeat("x", pad), value)
+	}
+	tests := []struct {
+		name, value string
+		pad         int
+		wantErr     bool
+	}{
+		{"ascii", "plain", 0, false},
+		{"utf-8", "café ✓", 0, false},
+		{"invalid", "caf\xe9", 0, true},
+		{"truncated", "\xe2\x9c", 0, true},
+		{"long ascii", "plain", 20 << 10, false},
+		{"long utf-8", "café ✓", 20 << 10, false},
+		{"long invalid", "\xff", 20 << 10, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newPodCache(t)
+			if err := c.Replace(nil, 1); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshotBytes(t, c)
+			err := c.Apply(Event{Type: Added, Object: doc(fmt.Sprint("p", i), tt.value, tt.pad), ResourceVersion: 2})
+			if tt.wantErr {
+				if !errors.Is(err, ErrMalformedObject) {
+					t.Fatalf("Apply: %v, want ErrMalformedObject", err)
+				}
+				if after := snapshotBytes(t, c); !bytes.Equal(before, after) {
+					t.Fatalf("state changed by a refused event:\n%s", after)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if res := mustList(t, c, ListOptions{}); len(res.Items) != 1 || !bytes.Contains(res.Items[0], []byte(tt.value)) {
+				t.Fatalf("stored %q", res.Items)
+			}
+		})
 	}
 }

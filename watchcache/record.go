@@ -112,8 +112,9 @@ func buildRecord(schema *selection.Schema, namespaced bool, key string, raw []by
 		return nil, parsedLabels{}, fmt.Errorf("%w: %w", ErrMalformedObject, err)
 	}
 	// Decoders read invalid UTF-8 as U+FFFD: an object stored with it would be keyed and selected
-	// by bytes no client can name. Rejecting it costs one pass that is nearly free on ASCII.
-	if !utf8.Valid(raw) {
+	// by bytes no client can name. The extraction's pass says when every byte is ASCII; otherwise
+	// one more pass checks.
+	if !obj.ASCII && !utf8.Valid(raw) {
 		return nil, parsedLabels{}, fmt.Errorf("%w: invalid UTF-8", ErrMalformedObject)
 	}
 	if key == "" {
