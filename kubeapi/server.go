@@ -43,15 +43,22 @@ type Options struct {
 }
 
 // DefaultVersion is the /version of a Server without Options.Version: the Kubernetes version whose
-// semantics the cache reproduces (1.37), marked as this server.
+// semantics the cache reproduces, with its emulation and minimum compatibility versions as
+// kube-apiserver 1.37.2 states them (reference/observed-kube-apiserver.md, "/version"), marked as
+// this server in gitVersion; the commit and build date are the apiserver build's own, and left out.
 func DefaultVersion() *version.Info {
 	return &version.Info{
-		Major:      "1",
-		Minor:      "37",
-		GitVersion: "v1.37.2+watchcache",
-		GoVersion:  runtime.Version(),
-		Compiler:   runtime.Compiler,
-		Platform:   runtime.GOOS + "/" + runtime.GOARCH,
+		Major:                 "1",
+		Minor:                 "37",
+		EmulationMajor:        "1",
+		EmulationMinor:        "37",
+		MinCompatibilityMajor: "1",
+		MinCompatibilityMinor: "36",
+		GitVersion:            "v1.37.2+watchcache",
+		GitTreeState:          "clean",
+		GoVersion:             runtime.Version(),
+		Compiler:              runtime.Compiler,
+		Platform:              runtime.GOOS + "/" + runtime.GOARCH,
 	}
 }
 
