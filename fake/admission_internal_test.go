@@ -104,7 +104,7 @@ func TestCheckQuotas(t *testing.T) {
 			if tt.old != nil {
 				old = tt.old
 			}
-			charged, err := checkQuotas(services, tt.quotas, tt.obj, old)
+			charged, err := checkQuotas(services, tt.quotas, tt.obj, old, "")
 			if got := errString(err); got != tt.err {
 				t.Fatalf("error %q, want %q", got, tt.err)
 			}

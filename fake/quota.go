@@ -71,8 +71,9 @@ type quotaKind struct {
 	usage       func(runtime.Object) corev1.ResourceList
 	scope       func(corev1.ScopedResourceSelectorRequirement, runtime.Object) bool
 	constraints func(required []corev1.ResourceName, obj runtime.Object) error
-	// update says whether an update of old into obj is charged (nil: updates never are).
-	update func(obj, old runtime.Object) bool
+	// update says whether an update of old into obj (of a subresource, or "") is charged (nil:
+	// updates never are).
+	update func(obj, old runtime.Object, subresource string) bool
 }
 
 // quotaKindOf is the evaluator of a resource: pods, services and claims have their own; any other
@@ -89,8 +90,8 @@ func (s *Server) quotaKindOf(gr schema.GroupResource) quotaKind {
 			usage:       func(o runtime.Object) corev1.ResourceList { return s.podUsage(o.(*corev1.Pod)) },
 			scope:       podMatchesScope,
 			constraints: podQuotaConstraints,
-			update: func(o, old runtime.Object) bool {
-				return podTerminating(o.(*corev1.Pod)) != podTerminating(old.(*corev1.Pod))
+			update: func(o, old runtime.Object, sub string) bool {
+				return sub == "" && podTerminating(o.(*corev1.Pod)) != podTerminating(old.(*corev1.Pod))
 			},
 		}
 	case schema.GroupResource{Resource: "services"}:
@@ -99,7 +100,7 @@ func (s *Server) quotaKindOf(gr schema.GroupResource) quotaKind {
 				return n == count || n == corev1.ResourceServices || n == corev1.ResourceServicesNodePorts || n == corev1.ResourceServicesLoadBalancers
 			},
 			usage:  func(o runtime.Object) corev1.ResourceList { return serviceUsage(o.(*corev1.Service)) },
-			update: func(_, _ runtime.Object) bool { return true },
+			update: func(_, _ runtime.Object, sub string) bool { return sub == "" },
 		}
 	case schema.GroupResource{Resource: "persistentvolumeclaims"}:
 		return quotaKind{
@@ -111,8 +112,11 @@ func (s *Server) quotaKindOf(gr schema.GroupResource) quotaKind {
 				}
 				return false
 			},
-			usage:  func(o runtime.Object) corev1.ResourceList { return claimUsage(o.(*corev1.PersistentVolumeClaim)) },
-			update: func(_, _ runtime.Object) bool { return true },
+			usage: func(o runtime.Object) corev1.ResourceList { return claimUsage(o.(*corev1.PersistentVolumeClaim)) },
+			scope: claimMatchesScope,
+			// Every status write of a claim is evaluated too: the plugin's test of a changed
+			// allocated size compares two pointers, which always differ.
+			update: func(_, _ runtime.Object, sub string) bool { return sub == "" || sub == "status" },
 		}
 	}
 	names := []corev1.ResourceName{count}
@@ -147,11 +151,11 @@ const storageClassSuffix = ".storageclass.storage.k8s.io/"
 // refuses it; a dry run is checked only.
 func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Object, subresource string, dry bool) error {
 	gr := r.gvr.GroupResource()
-	if !r.namespaced || subresource != "" || quotaIgnored[gr] {
+	if !r.namespaced || quotaIgnored[gr] || (old == nil && subresource != "") {
 		return nil
 	}
 	kind := s.quotaKindOf(gr)
-	if old != nil && (kind.update == nil || !kind.update(obj, old)) {
+	if old != nil && (kind.update == nil || !kind.update(obj, old, subresource)) {
 		return nil
 	}
 	qr := s.servedGR(resourceQuotasGR)
@@ -169,7 +173,7 @@ func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Obj
 		if err != nil {
 			return err
 		}
-		charged, err := checkQuotas(kind, quotas, obj, old)
+		charged, err := checkQuotas(kind, quotas, obj, old, subresource)
 		if err != nil {
 			return apierrors.NewForbidden(gr, m.GetName(), err)
 		}
@@ -231,9 +235,10 @@ func (s *Server) storeQuotaUsage(qr *served, quotas []*corev1.ResourceQuota, cha
 // checkQuotas is the plugin's decision over a namespace's quotas: the quotas that match obj
 // (their status.hard names a resource of its kind, their scopes match it) must have what they
 // require of it and a known usage of those resources, and obj's usage (on update, what it adds to
-// old's) must fit each one's hard limits. It returns the new status.used of each quota to charge,
-// by index, or the error the 403 carries.
-func checkQuotas(kind quotaKind, quotas []*corev1.ResourceQuota, obj, old runtime.Object) (map[int]corev1.ResourceList, error) {
+// old's) must fit each one's hard limits, but for a status write, which is charged whatever it
+// takes (a claim's allocated size is the storage's, not the user's to ask). It returns the new
+// status.used of each quota to charge, by index, or the error the 403 carries.
+func checkQuotas(kind quotaKind, quotas []*corev1.ResourceQuota, obj, old runtime.Object, subresource string) (map[int]corev1.ResourceList, error) {
 	var matched []int
 	for i, q := range quotas {
 		restricted := quotaMatchingResources(kind, q)
@@ -293,7 +298,7 @@ func checkQuotas(kind quotaKind, quotas []*corev1.ResourceQuota, obj, old runtim
 				exceeded = append(exceeded, n)
 			}
 		}
-		if len(exceeded) > 0 {
+		if len(exceeded) > 0 && subresource != "status" {
 			return nil, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s", q.Name,
 				prettyResources(requested, exceeded), prettyResources(q.Status.Used, exceeded), prettyResources(q.Status.Hard, exceeded))
 		}
@@ -511,6 +516,41 @@ func crossNamespaceAffinity(pod *corev1.Pod) bool {
 	}
 	for _, t := range terms {
 		if len(t.Namespaces) > 0 || t.NamespaceSelector != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// claimMatchesScope reports whether a claim is in a quota scope: only VolumeAttributesClass
+// applies, matched against the classes the claim names (spec, current, and a modification's
+// target).
+func claimMatchesScope(sel corev1.ScopedResourceSelectorRequirement, obj runtime.Object) bool {
+	if sel.ScopeName != corev1.ResourceQuotaScopeVolumeAttributesClass {
+		return false
+	}
+	pvc := obj.(*corev1.PersistentVolumeClaim)
+	var names []string
+	for _, n := range []*string{pvc.Spec.VolumeAttributesClassName, pvc.Status.CurrentVolumeAttributesClassName} {
+		if n != nil && *n != "" {
+			names = append(names, *n)
+		}
+	}
+	if m := pvc.Status.ModifyVolumeStatus; m != nil && m.TargetVolumeAttributesClassName != "" {
+		names = append(names, m.TargetVolumeAttributesClassName)
+	}
+	if sel.Operator == corev1.ScopeSelectorOpExists {
+		return len(names) > 0
+	}
+	sl, ok := scopeSelector(sel)
+	if !ok {
+		return false
+	}
+	if len(names) == 0 {
+		return sl.Matches(labels.Set{})
+	}
+	for _, n := range names {
+		if sl.Matches(labels.Set{string(corev1.ResourceQuotaScopeVolumeAttributesClass): n}) {
 			return true
 		}
 	}
