@@ -168,8 +168,9 @@ func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Obj
 	}
 	s.quotaMu.Lock()
 	defer s.quotaMu.Unlock()
+	done := map[string]bool{} // the quotas charged by an earlier attempt
 	for attempt := 0; ; attempt++ {
-		quotas, stored, err := s.namespaceQuotas(ctx, qr, m.GetNamespace())
+		quotas, stored, err := s.namespaceQuotas(ctx, qr, m.GetNamespace(), done)
 		if err != nil {
 			return err
 		}
@@ -180,7 +181,7 @@ func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Obj
 		if dry {
 			return nil
 		}
-		err = s.storeQuotaUsage(qr, quotas, charged, stored)
+		err = s.storeQuotaUsage(qr, quotas, charged, stored, done)
 		if !apierrors.IsConflict(err) || attempt+1 >= quotaChargeAttempts {
 			return err
 		}
@@ -188,8 +189,9 @@ func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Obj
 }
 
 // namespaceQuotas reads a namespace's quotas, in name order, with their stored bytes (for the
-// charge's compare).
-func (s *Server) namespaceQuotas(ctx context.Context, qr *served, namespace string) ([]*corev1.ResourceQuota, [][]byte, error) {
+// charge's compare), but those named in skip: a retry checks again only the quotas it has not
+// charged, as the plugin's does.
+func (s *Server) namespaceQuotas(ctx context.Context, qr *served, namespace string, skip map[string]bool) ([]*corev1.ResourceQuota, [][]byte, error) {
 	page, err := qr.cache.List(ctx, watchcache.ListOptions{Namespace: namespace, ResourceVersion: "0"})
 	if err != nil {
 		return nil, nil, internalError("list resourcequotas: %v", err)
@@ -198,6 +200,9 @@ func (s *Server) namespaceQuotas(ctx context.Context, qr *served, namespace stri
 	var stored [][]byte
 	for _, it := range page.Items {
 		name, _ := objectName(it)
+		if skip[name] {
+			continue
+		}
 		b, err := current(ctx, qr, namespace, name)
 		if err != nil || b == nil {
 			continue // deleted since the list
@@ -213,8 +218,8 @@ func (s *Server) namespaceQuotas(ctx context.Context, qr *served, namespace stri
 }
 
 // storeQuotaUsage writes the new status.used of the quotas charged (by index), each as an update
-// of its status subresource by the apiserver.
-func (s *Server) storeQuotaUsage(qr *served, quotas []*corev1.ResourceQuota, charged map[int]corev1.ResourceList, stored [][]byte) error {
+// of its status subresource by the apiserver, and adds the name of each it wrote to done.
+func (s *Server) storeQuotaUsage(qr *served, quotas []*corev1.ResourceQuota, charged map[int]corev1.ResourceList, stored [][]byte, done map[string]bool) error {
 	for i, q := range quotas {
 		used, ok := charged[i]
 		if !ok {
@@ -228,6 +233,7 @@ func (s *Server) storeQuotaUsage(qr *served, quotas []*corev1.ResourceQuota, cha
 		if _, err := s.commitEncoded(qr, watchcache.Modified, nq, nil, stored[i]); err != nil {
 			return err
 		}
+		done[q.Name] = true
 	}
 	return nil
 }

@@ -11,29 +11,27 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/watchcache/watchcache/fake"
 )
 
-// countQuota creates a quota of n config maps in ns and sets its status as a quota controller
-// would.
-func countQuota(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string, n int64) *corev1.ResourceQuota {
+// countQuota creates a quota of n objects (resource names them, as a quota does) in ns and sets its
+// status as a quota controller would.
+func countQuota(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, name string, resource corev1.ResourceName, n int64) {
 	t.Helper()
-	hard := corev1.ResourceList{"count/configmaps": *resource.NewQuantity(n, resource.DecimalSI)}
+	hard := corev1.ResourceList{resource: *apiresource.NewQuantity(n, apiresource.DecimalSI)}
 	q, err := cs.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
-		ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}, metav1.CreateOptions{})
+		ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.Status = corev1.ResourceQuotaStatus{Hard: hard, Used: corev1.ResourceList{"count/configmaps": resource.MustParse("0")}}
-	q, err = cs.CoreV1().ResourceQuotas(ns).UpdateStatus(ctx, q, metav1.UpdateOptions{})
-	if err != nil {
+	q.Status = corev1.ResourceQuotaStatus{Hard: hard, Used: corev1.ResourceList{resource: apiresource.MustParse("0")}}
+	if _, err := cs.CoreV1().ResourceQuotas(ns).UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return q
 }
 
 // TestQuotaChargeBeforeWrite: the quota's status event takes the resourceVersion just before the
@@ -44,7 +42,7 @@ func TestQuotaChargeBeforeWrite(t *testing.T) {
 	srv := fake.NewTest(t, fake.Options{})
 	cs := kubernetes.NewForConfigOrDie(srv.Config())
 	ctx := context.Background()
-	countQuota(ctx, t, cs, "default", 5)
+	countQuota(ctx, t, cs, "default", "q", "count/configmaps", 5)
 	cm, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,16 +61,19 @@ func TestQuotaChargeBeforeWrite(t *testing.T) {
 	}
 }
 
-// TestQuotaConcurrently creates config maps at once in a namespace whose quota has room for some:
-// exactly that many are stored, the others get the apiserver's 403, and the quota's used is the
-// number stored, also while a client rewrites the quota's status (the charge reads it again).
+// TestQuotaConcurrently creates config maps at once in a namespace whose quota q has room for
+// some while a second quota r, with room for all, has its status rewritten by a client: exactly
+// q's room is stored, the others get the apiserver's 403, and both quotas' used is the number
+// stored (a charge that lost a race on r's status is computed again for r alone, as the plugin's
+// retry does, not charged to q twice).
 func TestQuotaConcurrently(t *testing.T) {
 	srv := fake.NewTest(t, fake.Options{})
 	cs := kubernetes.NewForConfigOrDie(srv.Config())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const room, n = 5, 24
-	countQuota(ctx, t, cs, "default", room)
+	countQuota(ctx, t, cs, "default", "q", "count/configmaps", room)
+	countQuota(ctx, t, cs, "default", "r", "configmaps", 100)
 	var stored, refused atomic.Int32
 	var wg sync.WaitGroup
 	for i := range n {
@@ -89,15 +90,15 @@ func TestQuotaConcurrently(t *testing.T) {
 		})
 	}
 	wg.Go(func() {
-		// A client's status write of the same used value races the charges; each charge it
-		// overtakes is computed again.
-		for range 10 {
-			q, err := cs.CoreV1().ResourceQuotas("default").Get(ctx, "q", metav1.GetOptions{})
+		// Each write changes r's stored status (a limit of another resource), so that a charge
+		// computed from the status before it conflicts.
+		for i := range 20 {
+			q, err := cs.CoreV1().ResourceQuotas("default").Get(ctx, "r", metav1.GetOptions{})
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			q.Status.Hard["count/configmaps"] = *resource.NewQuantity(room, resource.DecimalSI)
+			q.Status.Hard["count/secrets"] = *apiresource.NewQuantity(int64(i), apiresource.DecimalSI)
 			if _, err := cs.CoreV1().ResourceQuotas("default").UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
 				t.Error(err)
 				return
@@ -108,11 +109,13 @@ func TestQuotaConcurrently(t *testing.T) {
 	if stored.Load() != room || refused.Load() != n-room {
 		t.Errorf("%d stored, %d refused; want %d and %d", stored.Load(), refused.Load(), room, n-room)
 	}
-	q, err := cs.CoreV1().ResourceQuotas("default").Get(ctx, "q", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if used := q.Status.Used["count/configmaps"]; used.Value() != room {
-		t.Errorf("used %s, want %d", used.String(), room)
+	for name, res := range map[string]corev1.ResourceName{"q": "count/configmaps", "r": "configmaps"} {
+		q, err := cs.CoreV1().ResourceQuotas("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if used := q.Status.Used[res]; used.Value() != room {
+			t.Errorf("quota %s: used %s, want %d", name, used.String(), room)
+		}
 	}
 }
