@@ -19,6 +19,10 @@
 // before the create answers, their objects pruned, defaulted and validated against the structural
 // schema (reference/observed-crds.md). Environment is a Server in envtest's shape.
 //
+// Of the admission plugins, LimitRanger (a pod's defaults; pods' and claims' bounds) and
+// ResourceQuota are reproduced (reference/observed-admission.md): quotas are enforced from the
+// status a test sets, as no quota controller counts usage, and admission charges their status.
+//
 // Two controllers of kube-controller-manager run in it, each switchable off: the garbage
 // collector (ownerReferences; Background, Foreground and Orphan propagation) and the namespace
 // controller (a deleted namespace's content goes, then the namespace), as recorded with

@@ -16,7 +16,7 @@ import (
 // type Container gets their default limits and default requests for the resources its containers
 // name none of, and an annotation saying what was set (reference/observed-defaults.md, defaults /
 // pod under a limit range). It runs before the pod strategy, so the QoS class counts what it sets.
-// The plugin's bounds (min, max, ratio: a 403 for a pod outside them) are not reproduced.
+// Its bounds, checked after validation as a validating plugin, are limitbounds.go's.
 
 var limitRangesGR = schema.GroupResource{Resource: "limitranges"}
 
@@ -29,20 +29,8 @@ func (s *Server) admitLimitRanges(ctx context.Context, obj runtime.Object) {
 	if !ok {
 		return
 	}
-	r := s.servedGR(limitRangesGR)
-	if r == nil {
-		return
-	}
-	page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: pod.Namespace, ResourceVersion: "0"})
-	if err != nil {
-		return
-	}
-	for _, it := range page.Items {
-		lr, err := decodeStored(r.resourceType, it)
-		if err != nil {
-			continue
-		}
-		defaults := containerDefaults(lr.(*corev1.LimitRange))
+	for _, lr := range s.limitRanges(ctx, pod.Namespace) {
+		defaults := containerDefaults(lr)
 		var set []string
 		for i := range pod.Spec.Containers {
 			set = mergeContainerDefaults(&pod.Spec.Containers[i], defaults, "container", set)
@@ -57,6 +45,25 @@ func (s *Server) admitLimitRanges(ctx context.Context, obj runtime.Object) {
 			pod.Annotations[limitRangerAnnotation] = "LimitRanger plugin set: " + strings.Join(set, "; ")
 		}
 	}
+}
+
+// limitRanges are the LimitRanges of a namespace, in name order.
+func (s *Server) limitRanges(ctx context.Context, namespace string) []*corev1.LimitRange {
+	r := s.servedGR(limitRangesGR)
+	if r == nil {
+		return nil
+	}
+	page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: namespace, ResourceVersion: "0"})
+	if err != nil {
+		return nil
+	}
+	out := make([]*corev1.LimitRange, 0, len(page.Items))
+	for _, it := range page.Items {
+		if lr, err := decodeStored(r.resourceType, it); err == nil {
+			out = append(out, lr.(*corev1.LimitRange))
+		}
+	}
+	return out
 }
 
 // containerDefaults are a LimitRange's default requests and limits of containers.

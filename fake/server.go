@@ -120,6 +120,8 @@ type Server struct {
 	locks objectLocks
 	// serviceMu serializes the allocation of services' cluster IPs and node ports (service.go).
 	serviceMu sync.Mutex
+	// quotaMu serializes quota admission's read and charge of quotas (quota.go).
+	quotaMu sync.Mutex
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher

@@ -127,13 +127,14 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 // write in managedFields. The caller holds the object's lock; oldJSON is the stored object it
 // read under it.
 func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
-	return s.updateWith(s.commitEncoded, t, obj, old, oldJSON, dry, manager, patched)
+	return s.updateWith(s.commitEncoded, t, obj, old, oldJSON, dry, manager, patched, true)
 }
 
 // updateLocked is updateHeld for a caller that holds s.mu across its read and this write (the
-// garbage collector, a custom resource's scale): it commits under the lock it holds.
+// garbage collector, a custom resource's scale): it commits under the lock it holds, and runs no
+// validating admission (quota admission commits the quotas' status, which takes s.mu).
 func (s *Server) updateLocked(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
-	return s.updateWith(s.commitHeld, t, obj, old, oldJSON, dry, manager, patched)
+	return s.updateWith(s.commitHeld, t, obj, old, oldJSON, dry, manager, patched, false)
 }
 
 // commitHeld is commitEncoded for a caller that holds s.mu: the stored object cannot have changed
@@ -144,9 +145,9 @@ func (s *Server) commitHeld(r *served, typ watchcache.EventType, obj runtime.Obj
 }
 
 // updateWith is the update's rules, storing with commit (commitEncoded's signature: the object,
-// its encoding or nil, and the stored JSON it replaces).
+// its encoding or nil, and the stored JSON it replaces); admit runs the validating admission.
 func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error),
-	t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
+	t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched, admit bool) ([]byte, error) {
 	r := t.res
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
@@ -210,6 +211,12 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	errs = append(errs, validateKindUpdate(r, obj, old)...)
 	if err := s.validate(contextBackground(), Update, r, obj, old, t.name, t.subresource, errs); err != nil {
 		return nil, err
+	}
+	// The validating admission runs before the store tells a no-op, as in the store's update.
+	if admit {
+		if err := s.admitValidating(contextBackground(), r, obj, old, t.subresource, dry); err != nil {
+			return nil, err
+		}
 	}
 	b, err := encodeStored(r.resourceType, obj)
 	if err != nil {

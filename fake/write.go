@@ -204,10 +204,25 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 }
 
 // kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
-// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy.
+// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy, a claim's
+// storage of a fraction of a byte (reference/observed-admission.md, quotapvc / fractional bytes).
 func kindWarnings(obj runtime.Object) []string {
-	if pv, ok := obj.(*corev1.PersistentVolume); ok && pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
-		return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
+	switch o := obj.(type) {
+	case *corev1.PersistentVolume:
+		if o.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
+			return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
+		}
+	case *corev1.PersistentVolumeClaim:
+		var out []string
+		for _, l := range []struct {
+			name string
+			list corev1.ResourceList
+		}{{"requests", o.Spec.Resources.Requests}, {"limits", o.Spec.Resources.Limits}} {
+			if q := l.list[corev1.ResourceStorage]; q.MilliValue()%1000 != 0 {
+				out = append(out, fmt.Sprintf("spec.resources.%s[storage]: fractional byte value %q is invalid, must be an integer", l.name, q.String()))
+			}
+		}
+		return out
 	}
 	return nil
 }
@@ -233,11 +248,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
+	// Warnings go with a refusal too: the apiserver sends those its handler and the strategy
+	// gave before the write failed.
+	addWarnings(w, warnings)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
 	writeBody(w, http.StatusCreated, obj)
 }
 
@@ -327,6 +344,9 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
 		return nil, err
 	}
+	if err := s.admitValidating(ctx, r, obj, nil, "", dry); err != nil {
+		return nil, err
+	}
 	if j, ok := obj.(*batchv1.Job); ok {
 		// The apiserver answers with the job it stored, read back and defaulted again
 		// (reference/observed-defaults.md, job: the template's generated labels are the job's).
@@ -345,6 +365,16 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 		return encodeStored(r.resourceType, obj)
 	}
 	return s.commit(r, watchcache.Added, obj, nil)
+}
+
+// admitValidating runs the validating admission plugins the fake reproduces, after validation,
+// in the apiserver's order: LimitRanger's bounds, then ResourceQuota (the last), which charges
+// the write unless dry. old is nil on create.
+func (s *Server) admitValidating(ctx context.Context, r *served, obj, old runtime.Object, subresource string, dry bool) error {
+	if err := s.checkLimitRanges(ctx, r, obj, old, subresource); err != nil {
+		return err
+	}
+	return s.admitQuota(ctx, r, obj, old, subresource, dry)
 }
 
 // alreadyExists is the apiserver's 409 for a create of a name that exists.
