@@ -80,6 +80,11 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 //
 // collection says the delete is one of a deletecollection, which answers with the objects.
 func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
+	if !collection && r.gvr.GroupResource() == priorityClassesGR && isSystemPriorityClass(name) {
+		// The priority class registry's own delete refuses, before it looks the class up; a
+		// deletecollection goes through the generic store's and deletes them.
+		return nil, apierrors.NewForbidden(priorityClassesGR, name, errSystemPriorityClass)
+	}
 	cur, err := current(ctx, r, namespace, name)
 	if err != nil {
 		return nil, err

@@ -18,14 +18,16 @@ import (
 	"github.com/watchcache/watchcache/watchcache"
 )
 
-// load stores the default namespaces and Options.Objects, each at the next resourceVersion,
-// and makes every cache ready with one re-list at the last one.
+// load stores the default namespaces, the system priority classes and Options.Objects, each at
+// the next resourceVersion, and makes every cache ready with one re-list at the last one.
 func (s *Server) load() error {
-	objs := make([]runtime.Object, 0, len(defaultNamespaces)+len(s.opts.Objects))
+	now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
+	objs := make([]runtime.Object, 0, len(defaultNamespaces)+2+len(s.opts.Objects))
 	if !s.opts.NoDefaultNamespaces {
 		for _, name := range defaultNamespaces {
 			objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 		}
+		objs = append(objs, systemPriorityClassObjects(now)...)
 	}
 	objs = append(objs, s.opts.Objects...)
 	type item struct {
@@ -96,7 +98,6 @@ func (s *Server) load() error {
 	metas := make([]gcMeta, len(items))
 	errs := make([]error, len(items))
 	workers := goruntime.GOMAXPROCS(0)
-	now := metav1.NewTime(s.opts.Now().Truncate(time.Second))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {

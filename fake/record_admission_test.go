@@ -265,7 +265,6 @@ func TestRecordOracleAdmission(t *testing.T) { admissionRecording.record(t, orac
 // admissionDifferences are the fields of recorded answers the fake does not reproduce, by step,
 // with why; they are left out of both answers.
 var admissionDifferences = map[string]struct{ key, why string }{
-	"quotascopes/high priority":                                 {"priority", "the Priority admission plugin's value of a PriorityClass the test created is not reproduced (the pod gets 0)"},
 	"quotaservices/clusterip to loadbalancer after the recount": {"nodePort", "a service that becomes a LoadBalancer on update gets no node port (the fake allocates them on create only)"},
 }
 

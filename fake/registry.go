@@ -94,6 +94,13 @@ var generationResources = map[schema.GroupResource]bool{
 	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:     true,
 }
 
+// generationOnCreateOnly are the generationResources whose strategies set generation 1 on create
+// and leave it on update (the priority class strategy's PrepareForUpdate does nothing;
+// reference/observed-priority.md, global default updated).
+var generationOnCreateOnly = map[schema.GroupResource]bool{
+	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}: true,
+}
+
 // returnDeletedResources are the resources whose DELETE answers with the deleted object
 // (ReturnDeletedObject in the apiserver's registry, k8s.io/kubernetes v1.37.2); the others answer
 // with a Status of kind Success (reference/observed-writes.md, delete).

@@ -68,8 +68,9 @@ type Options struct {
 	// envtest. With it, the fake collects dependents by their ownerReferences as
 	// kube-controller-manager does (README, "Garbage collection and namespace lifecycle").
 	NoGarbageCollector bool
-	// NoDefaultNamespaces leaves out the namespaces a kube-apiserver creates at start (default,
-	// kube-system, kube-public, kube-node-lease).
+	// NoDefaultNamespaces leaves out the namespaces and priority classes a kube-apiserver creates
+	// at start (default, kube-system, kube-public, kube-node-lease; system-node-critical and
+	// system-cluster-critical).
 	NoDefaultNamespaces bool
 
 	// CRDs are created at start, after the built-in Objects, as if through the API (crd_install.go): each is

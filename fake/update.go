@@ -202,7 +202,7 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
 		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	}
-	if r.generation && t.subresource != "status" && specChanged(obj, old) {
+	if r.generation && !generationOnCreateOnly[r.gvr.GroupResource()] && t.subresource != "status" && specChanged(obj, old) {
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
 	// The ObjectMeta update validation includes "no new finalizers" once deletion started; its

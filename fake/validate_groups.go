@@ -276,14 +276,16 @@ func validatePVCUpdate(pvc, old *corev1.PersistentVolumeClaim) field.ErrorList {
 // Priority classes.
 
 // systemPriorityClasses are the priority classes the apiserver creates, the only ones whose names
-// may start with "system-": their values, and whether each is the global default.
+// may start with "system-": their values, whether each is the global default, and their
+// descriptions.
 var systemPriorityClasses = []struct {
 	name          string
 	value         int32
 	globalDefault bool
+	description   string
 }{
-	{"system-node-critical", 2000001000, false},
-	{"system-cluster-critical", 2000000000, false},
+	{"system-node-critical", 2000001000, false, "Used for system critical pods that must not be moved from their current node."},
+	{"system-cluster-critical", 2000000000, false, "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
 }
 
 // highestUserPriority is the highest value of a priority class that is not a system one.

@@ -293,9 +293,15 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	}
 	s.fillSystemFields(m)
 	s.admitLimitRanges(ctx, d.obj)
+	// Priority admits after NamespaceLifecycle, whose refusal comes first, but reads what the pod
+	// states before the strategy sets it.
+	priorityErr := s.admitPriority(ctx, d.obj)
 	prepareCreate(r.resourceType, d.obj, m)
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, nil, err
+	}
+	if priorityErr != nil {
+		return nil, nil, priorityErr
 	}
 	if err := admitCustom(r, m.GetName()); err != nil {
 		return nil, nil, err
@@ -368,11 +374,16 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 }
 
 // admitValidating runs the validating admission plugins the fake reproduces, after validation,
-// in the apiserver's order: LimitRanger's bounds, then ResourceQuota (the last), which charges
-// the write unless dry. old is nil on create.
+// in the apiserver's order: LimitRanger's bounds, Priority's one global default class, then
+// ResourceQuota (the last), which charges the write unless dry. old is nil on create.
 func (s *Server) admitValidating(ctx context.Context, r *served, obj, old runtime.Object, subresource string, dry bool) error {
 	if err := s.checkLimitRanges(ctx, r, obj, old, subresource); err != nil {
 		return err
+	}
+	if subresource == "" {
+		if err := s.admitPriorityClass(ctx, obj); err != nil {
+			return err
+		}
 	}
 	return s.admitQuota(ctx, r, obj, old, subresource, dry)
 }
