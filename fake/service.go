@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -41,12 +42,18 @@ const ipInvalidMessage = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8
 
 // admitService validates a new service's cluster IPs and allocates what it lacks, holding the
 // allocation lock (s.serviceMu) until the returned release runs, after the service is stored, so
-// that two creates never take one IP or port.
-func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Service) (_ func(), err error) {
+// that two creates never take one IP or port. For an update, old is the stored service: what it
+// holds is its own, and what it had the update keeps (keepAllocated); the update allocates what
+// its new type needs and old did not have — node ports, a health check port, and cluster IPs for
+// a service that stops being an ExternalName — as the service registry's update does before
+// validation (reference/observed-admission.md, quotaservices).
+func (s *Server) admitService(ctx context.Context, r *served, svc, old *corev1.Service) (_ func(), err error) {
 	sp := &svc.Spec
 	if sp.Type == corev1.ServiceTypeExternalName {
 		return func() {}, nil
 	}
+	// An update of a service that has cluster IPs leaves them to validation (they may not change).
+	ownIPs := old != nil && old.Spec.Type != corev1.ServiceTypeExternalName
 	if sp.ClusterIP == "" && len(sp.ClusterIPs) > 0 {
 		sp.ClusterIP = sp.ClusterIPs[0]
 	}
@@ -55,6 +62,9 @@ func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Servic
 	}
 	var errs field.ErrorList
 	for i, ip := range sp.ClusterIPs {
+		if ownIPs {
+			break
+		}
 		if ip == corev1.ClusterIPNone {
 			continue
 		}
@@ -71,11 +81,12 @@ func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Servic
 			s.serviceMu.Unlock()
 		}
 	}()
-	ips, ports, err := s.allocated(ctx, r)
+	ips, ports, err := s.allocated(ctx, r, old)
 	if err != nil {
 		return nil, err
 	}
 	switch {
+	case ownIPs:
 	case sp.ClusterIP == corev1.ClusterIPNone:
 		if sp.IPFamilyPolicy == nil {
 			// A headless service without a selector gets every family of the cluster's
@@ -157,8 +168,8 @@ func (s *Server) admitService(ctx context.Context, r *served, svc *corev1.Servic
 }
 
 // allocated returns the cluster IPs and node ports (health check ports included) the stored
-// services hold.
-func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool, map[int32]bool, error) {
+// services hold, but for those of except (the stored version of a service being updated).
+func (s *Server) allocated(ctx context.Context, r *served, except *corev1.Service) (map[netip.Addr]bool, map[int32]bool, error) {
 	page, err := r.cache.List(ctx, watchcache.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return nil, nil, internalError("list services: %v", err)
@@ -166,6 +177,9 @@ func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool,
 	ips, ports := map[netip.Addr]bool{}, map[int32]bool{}
 	for _, it := range page.Items {
 		var svc struct {
+			Metadata struct {
+				UID types.UID `json:"uid"`
+			} `json:"metadata"`
 			Spec struct {
 				ClusterIPs          []string `json:"clusterIPs"`
 				HealthCheckNodePort int32    `json:"healthCheckNodePort"`
@@ -176,6 +190,9 @@ func (s *Server) allocated(ctx context.Context, r *served) (map[netip.Addr]bool,
 		}
 		if err := json.Unmarshal(it, &svc); err != nil {
 			return nil, nil, internalError("decode service: %v", err)
+		}
+		if except != nil && svc.Metadata.UID == except.UID {
+			continue
 		}
 		for _, ip := range svc.Spec.ClusterIPs {
 			if a, err := netip.ParseAddr(ip); err == nil {

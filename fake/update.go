@@ -191,6 +191,13 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 		}
 	}
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
+	if svc, ok := obj.(*corev1.Service); ok && t.subresource == "" {
+		release, err := s.admitService(contextBackground(), r, svc, old.(*corev1.Service))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {
 		m.SetUID(om.GetUID())

@@ -229,7 +229,7 @@ func TestHealthCheckNodePortRequired(t *testing.T) {
 	}{
 		{"create, allocated", lb(corev1.ServiceExternalTrafficPolicyLocal, 31000), nil, ""},
 		{"create, none", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), nil, "spec.healthCheckNodePort: Required value"},
-		{"update to Local", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), lb(corev1.ServiceExternalTrafficPolicyCluster, 0), ""},
+		{"update to Local, not allocated", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), lb(corev1.ServiceExternalTrafficPolicyCluster, 0), "spec.healthCheckNodePort: Required value"},
 		{"update of Local, port dropped", lb(corev1.ServiceExternalTrafficPolicyLocal, 0), lb(corev1.ServiceExternalTrafficPolicyLocal, 31000), "spec.healthCheckNodePort: Required value"},
 		{"Cluster with a port", lb(corev1.ServiceExternalTrafficPolicyCluster, 31000), nil,
 			"spec.healthCheckNodePort: Invalid value: 31000: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"},

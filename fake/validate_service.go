@@ -299,10 +299,9 @@ func validateClientIPAffinity(c *corev1.SessionAffinityConfig, path *field.Path)
 	return nil
 }
 
-// validateTrafficPolicies is the apiserver's external and internal traffic policy rules. The
-// apiserver allocates the health check node port of a service an update makes need one; the
-// fake allocates it on create only (admitService), so it does not require the port of such an
-// update.
+// validateTrafficPolicies is the apiserver's external and internal traffic policy rules. A
+// health check node port a service needs is allocated before validation, on create and on update
+// (admitService), as the apiserver's registry does.
 func validateTrafficPolicies(svc, old *corev1.Service) field.ErrorList {
 	errs := field.ErrorList{}
 	sp := &svc.Spec
@@ -323,9 +322,7 @@ func validateTrafficPolicies(svc, old *corev1.Service) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("healthCheckNodePort"), sp.HealthCheckNodePort,
 			"may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
 	case needsHealthCheck && sp.HealthCheckNodePort == 0:
-		if old == nil || (old.Spec.Type == corev1.ServiceTypeLoadBalancer && old.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal) {
-			errs = append(errs, field.Required(path.Child("healthCheckNodePort"), ""))
-		}
+		errs = append(errs, field.Required(path.Child("healthCheckNodePort"), ""))
 	case needsHealthCheck:
 		errs = append(errs, validPort(sp.HealthCheckNodePort, path.Child("healthCheckNodePort"))...)
 	}

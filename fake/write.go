@@ -341,7 +341,7 @@ func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object,
 // the object's lock.
 func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
 	if svc, ok := obj.(*corev1.Service); ok {
-		release, err := s.admitService(contextBackground(), r, svc)
+		release, err := s.admitService(contextBackground(), r, svc, nil)
 		if err != nil {
 			return nil, err
 		}
