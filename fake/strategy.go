@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
@@ -199,10 +200,46 @@ func setNamespaceNameLabel(ns *corev1.Namespace) {
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
+// statusKeepsMetadata are the resources whose status strategies keep all of the stored metadata
+// (metav1.ResetObjectMetaForStatus in k8s.io/kubernetes v1.37.2 pkg/registry; volume
+// attachments recorded in reference/observed-status.md).
+var statusKeepsMetadata = map[schema.GroupResource]bool{
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}:                         true,
+	{Group: "storage.k8s.io", Resource: "csinodes"}:                                  true,
+	{Group: "networking.k8s.io", Resource: "servicecidrs"}:                           true,
+	{Group: "resource.k8s.io", Resource: "resourceclaims"}:                           true,
+	{Group: "resource.k8s.io", Resource: "devicetaintrules"}:                         true,
+	{Group: "resource.k8s.io", Resource: "resourcepoolstatusrequests"}:               true,
+	{Group: "certificates.k8s.io", Resource: "podcertificaterequests"}:               true,
+	{Group: "scheduling.k8s.io", Resource: "podgroups"}:                              true,
+	{Group: "scheduling.k8s.io", Resource: "compositepodgroups"}:                     true,
+	{Group: "storagemigration.k8s.io", Resource: "storageversionmigrations"}:         true,
+	{Group: "internal.apiserver.k8s.io", Resource: "storageversions"}:                true,
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}: true,
+}
+
+// statusMetadata gives a status write's result (om, a copy of the stored object with the new
+// status) the metadata the resource's status strategy takes from the request (nm): the labels,
+// annotations, finalizers and owner references, but for the resources that keep all of the stored
+// metadata, a deployment's labels and a pod's owner references (reference/observed-status.md).
+func statusMetadata(t *resourceType, om, nm metav1Object) {
+	if statusKeepsMetadata[t.gvr.GroupResource()] {
+		return
+	}
+	if t.gvk.Kind != "Deployment" {
+		om.SetLabels(nm.GetLabels())
+	}
+	om.SetAnnotations(nm.GetAnnotations())
+	om.SetFinalizers(nm.GetFinalizers())
+	if t.gvk.Kind != "Pod" {
+		om.SetOwnerReferences(nm.GetOwnerReferences())
+	}
+}
+
 // prepareUpdate is the strategies' PrepareForUpdate for the main resource (subresource "": the
-// status is the old one), for the status subresource (everything but the status is the old one,
-// metadata included, as rest.ResetObjectMetaForStatus does) and for a namespace's finalize (the
-// main resource's, with the request's spec.finalizers). It returns the object to store.
+// status is the old one), for the status subresource (everything but the status and the metadata
+// statusMetadata takes from the request is the old one) and for a namespace's finalize (the main
+// resource's, with the request's spec.finalizers). It returns the object to store.
 func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string) runtime.Object {
 	status := subresource == "status"
 	if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -217,6 +254,10 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 		nm, _ := meta.Accessor(obj)
 		om.SetResourceVersion(nm.GetResourceVersion())
 		om.SetManagedFields(nm.GetManagedFields())
+		statusMetadata(t, om, nm)
+		if ns, ok := out.(*corev1.Namespace); ok {
+			setNamespaceNameLabel(ns)
+		}
 		if p, ok := out.(*corev1.Pod); ok && p.Status.QOSClass == "" {
 			// The QoS class is set on create and kept (reference/observed-validation-workloads.md,
 			// wl-pod / status update with an invalid spec in the body).
