@@ -204,12 +204,56 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 }
 
 // kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
-// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy.
+// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy, a pod's
+// null label selectors (podSelectorWarnings).
 func kindWarnings(obj runtime.Object) []string {
-	if pv, ok := obj.(*corev1.PersistentVolume); ok && pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
-		return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
+	switch o := obj.(type) {
+	case *corev1.PersistentVolume:
+		if o.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
+			return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
+		}
+	case *corev1.Pod:
+		return podSelectorWarnings(&o.Spec)
 	}
 	return nil
+}
+
+// podSelectorWarnings are the pod strategy's warnings for a topology spread constraint or a pod
+// (anti-)affinity term without a label selector, which matches no pod (pkg/api/pod's
+// warningsForPodSpecAndMeta; its other warnings are not reproduced).
+func podSelectorWarnings(spec *corev1.PodSpec) []string {
+	const noMatch = "%s: a null labelSelector results in matching no pod"
+	var warnings []string
+	specPath := field.NewPath("spec")
+	for i, c := range spec.TopologySpreadConstraints {
+		if c.LabelSelector == nil {
+			warnings = append(warnings, fmt.Sprintf(noMatch, specPath.Child("topologySpreadConstraints").Index(i).Child("labelSelector")))
+		}
+	}
+	a := spec.Affinity
+	if a == nil {
+		return warnings
+	}
+	terms := func(name string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) {
+		p := specPath.Child("affinity", name)
+		for i, t := range required {
+			if t.LabelSelector == nil {
+				warnings = append(warnings, fmt.Sprintf(noMatch, p.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i).Child("labelSelector")))
+			}
+		}
+		for i, t := range preferred {
+			if t.PodAffinityTerm.LabelSelector == nil {
+				warnings = append(warnings, fmt.Sprintf(noMatch, p.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i).Child("podAffinityTerm", "labelSelector")))
+			}
+		}
+	}
+	if pa := a.PodAffinity; pa != nil {
+		terms("podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		terms("podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	return warnings
 }
 
 // create serves POST on a collection.
