@@ -27,12 +27,13 @@ import (
 // walks a map (a ConfigMap's or Secret's keys), in the order of the sorted keys, as the
 // apiserver's own order is Go's random one. This file holds the dispatch, config maps, secrets
 // and the format helpers; validate_service.go, validate_endpoints.go, validate_quota.go,
-// validate_rbac.go, validate_network.go, validate_groups.go and validate_hpa.go the other kinds.
+// validate_rbac.go, validate_network.go, validate_groups.go, validate_hpa.go and validate_volumes.go
+// the other kinds.
 
 // validateCoreKind is the spec validation of a Service, Endpoints, EndpointSlice, ConfigMap,
-// Secret, ResourceQuota, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget,
-// HorizontalPodAutoscaler, NetworkPolicy, Ingress, IngressClass, PriorityClass or StorageClass on
-// create (old nil) and update; other kinds have none here.
+// Secret, ResourceQuota, RBAC object, Lease, PersistentVolume, PersistentVolumeClaim, LimitRange,
+// PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, Ingress, IngressClass,
+// PriorityClass or StorageClass on create (old nil) and update; other kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	return uniqueCauses(coreKindCauses(obj, old))
 }
@@ -58,6 +59,14 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 			errs = validateSecretUpdate(o, old.(*corev1.Secret))
 		}
 		return append(errs, validateSecret(o)...)
+	case *corev1.PersistentVolume:
+		var prev *corev1.PersistentVolume
+		if old != nil {
+			prev = old.(*corev1.PersistentVolume)
+		}
+		return validatePersistentVolume(o, prev)
+	case *corev1.LimitRange:
+		return validateLimitRange(o)
 	case *corev1.PersistentVolumeClaim:
 		errs := validatePVCSpec(&o.Spec, field.NewPath("spec"))
 		if old != nil {
