@@ -157,6 +157,27 @@ func validateHPASpec(spec, old *autoscalingv2.HorizontalPodAutoscalerSpec, path 
 // pvcAccessModes are the supported access modes.
 var pvcAccessModes = []string{string(corev1.ReadOnlyMany), string(corev1.ReadWriteMany), string(corev1.ReadWriteOnce), string(corev1.ReadWriteOncePod)}
 
+// validateAccessModes is the apiserver's check of a volume's or a claim's access modes: each
+// supported, ReadWriteOncePod alone.
+func validateAccessModes(modes []corev1.PersistentVolumeAccessMode, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	oncePod, other := false, false
+	for _, m := range modes {
+		switch {
+		case !contains(pvcAccessModes, string(m)):
+			errs = append(errs, field.NotSupported(fldPath, m, pvcAccessModes))
+		case m == corev1.ReadWriteOncePod:
+			oncePod = true
+		default:
+			other = true
+		}
+	}
+	if oncePod && other {
+		errs = append(errs, field.Forbidden(fldPath, "may not use ReadWriteOncePod with other access modes"))
+	}
+	return errs
+}
+
 // validatePVCSpec is the apiserver's ValidatePersistentVolumeClaimSpec for access modes, the
 // storage request, the class name and the volume mode.
 func validatePVCSpec(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) field.ErrorList {
@@ -167,20 +188,7 @@ func validatePVCSpec(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) f
 	if spec.Selector != nil {
 		errs = append(errs, metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, path.Child("selector"))...)
 	}
-	oncePod, other := false, false
-	for _, m := range spec.AccessModes {
-		switch {
-		case !contains(pvcAccessModes, string(m)):
-			errs = append(errs, field.NotSupported(path.Child("accessModes"), m, pvcAccessModes))
-		case m == corev1.ReadWriteOncePod:
-			oncePod = true
-		default:
-			other = true
-		}
-	}
-	if oncePod && other {
-		errs = append(errs, field.Forbidden(path.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validateAccessModes(spec.AccessModes, path.Child("accessModes"))...)
 	storagePath := path.Child("resources").Key(string(corev1.ResourceStorage))
 	if q, ok := spec.Resources.Requests[corev1.ResourceStorage]; !ok {
 		errs = append(errs, field.Required(storagePath, ""))

@@ -39,12 +39,7 @@ func validatePodSecurityContext(spec *corev1.PodSpec, fldPath *field.Path) field
 	if sc.FSGroup != nil {
 		errs = append(errs, validateID(*sc.FSGroup, validation.IsValidGroupID, fldPath.Child("fsGroup"))...)
 	}
-	if sc.RunAsUser != nil {
-		errs = append(errs, validateID(*sc.RunAsUser, validation.IsValidUserID, fldPath.Child("runAsUser"))...)
-	}
-	if sc.RunAsGroup != nil {
-		errs = append(errs, validateID(*sc.RunAsGroup, validation.IsValidGroupID, fldPath.Child("runAsGroup"))...)
-	}
+	errs = append(errs, validateRunAs(sc.RunAsUser, sc.RunAsGroup, fldPath)...)
 	for i, gid := range sc.SupplementalGroups {
 		errs = append(errs, validateID(gid, validation.IsValidGroupID, fldPath.Child("supplementalGroups").Index(i))...)
 	}
@@ -80,6 +75,18 @@ func validateID(id int64, check func(int64) []string, fldPath *field.Path) field
 	var errs field.ErrorList
 	for _, msg := range check(id) {
 		errs = append(errs, field.Invalid(fldPath, id, msg))
+	}
+	return errs
+}
+
+// validateRunAs is a pod's or a container's runAsUser and runAsGroup, when set.
+func validateRunAs(user, group *int64, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if user != nil {
+		errs = append(errs, validateID(*user, validation.IsValidUserID, fldPath.Child("runAsUser"))...)
+	}
+	if group != nil {
+		errs = append(errs, validateID(*group, validation.IsValidGroupID, fldPath.Child("runAsGroup"))...)
 	}
 	return errs
 }
@@ -198,13 +205,7 @@ func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fldPath
 	if sc == nil {
 		return nil
 	}
-	var errs field.ErrorList
-	if sc.RunAsUser != nil {
-		errs = append(errs, validateID(*sc.RunAsUser, validation.IsValidUserID, fldPath.Child("runAsUser"))...)
-	}
-	if sc.RunAsGroup != nil {
-		errs = append(errs, validateID(*sc.RunAsGroup, validation.IsValidGroupID, fldPath.Child("runAsGroup"))...)
-	}
+	errs := validateRunAs(sc.RunAsUser, sc.RunAsGroup, fldPath)
 	if pm := sc.ProcMount; pm != nil {
 		valid := []corev1.ProcMountType{corev1.DefaultProcMount, corev1.UnmaskedProcMount}
 		if !slices.Contains(valid, *pm) {

@@ -39,20 +39,7 @@ func validatePersistentVolume(pv, old *corev1.PersistentVolume) field.ErrorList 
 	if len(s.AccessModes) == 0 {
 		errs = append(errs, field.Required(fldPath.Child("accessModes"), ""))
 	}
-	oncePod, other := false, false
-	for _, m := range s.AccessModes {
-		switch {
-		case !contains(pvcAccessModes, string(m)):
-			errs = append(errs, field.NotSupported(fldPath.Child("accessModes"), m, pvcAccessModes))
-		case m == corev1.ReadWriteOncePod:
-			oncePod = true
-		default:
-			other = true
-		}
-	}
-	if oncePod && other {
-		errs = append(errs, field.Forbidden(fldPath.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validateAccessModes(s.AccessModes, fldPath.Child("accessModes"))...)
 	capPath := fldPath.Child("capacity")
 	if len(s.Capacity) == 0 {
 		errs = append(errs, field.Required(capPath, ""))
