@@ -102,6 +102,47 @@ var validationPodSpecCases = []writeCase{
 		wlPost("propagation and read-only", "pods", psPod("p2", `"volumes":[{"name":"v","emptyDir":{}}],`, `,"volumeMounts":[{"name":"v","mountPath":"/a","mountPropagation":"Bogus"},{"name":"v","mountPath":"/b","mountPropagation":"Bidirectional"},{"name":"v","mountPath":"/c","recursiveReadOnly":"Enabled"},{"name":"v","mountPath":"/d","readOnly":true,"recursiveReadOnly":"Bogus"}]`)),
 		wlPost("envFrom", "pods", psPod("p3", ``, `,"envFrom":[{"prefix":"A=B"},{"configMapRef":{"name":"cm"},"secretRef":{"name":"s"}},{"configMapRef":{"name":"Bad_CM"}},{"secretRef":{"name":""}}]`)),
 	}},
+	{Name: "ps-volumes", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"serviceAccountName":"default","volumes":[{"name":"a","emptyDir":{"sizeLimit":"1Gi","medium":"Memory"}},{"name":"b","hostPath":{"path":"/var/log","type":"Directory"}},`+
+			`{"name":"c","secret":{"secretName":"s","defaultMode":420,"items":[{"key":"a","path":"a.txt","mode":256}]}},{"name":"d","configMap":{"name":"cm","items":[{"key":"k","path":"dir/k"}]}},`+
+			`{"name":"e","persistentVolumeClaim":{"claimName":"claim"}},{"name":"f","downwardAPI":{"items":[{"path":"labels","fieldRef":{"fieldPath":"metadata.labels"}},`+
+			`{"path":"cpu","resourceFieldRef":{"containerName":"c","resource":"limits.cpu","divisor":"1m"}}]}},{"name":"g","projected":{"sources":[{"secret":{"name":"s"}},{"configMap":{"name":"cm"}},`+
+			`{"serviceAccountToken":{"path":"token","expirationSeconds":3600}},{"downwardAPI":{"items":[{"path":"name","fieldRef":{"fieldPath":"metadata.name"}}]}}]}},`+
+			`{"name":"h","csi":{"driver":"example.com"}},{"name":"i","nfs":{"server":"s","path":"/x"}},`+
+			`{"name":"j","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}}],`, `,"volumeMounts":[{"name":"a","mountPath":"/a"},{"name":"j","mountPath":"/j"}]`)),
+		wlPost("emptyDir, hostPath and claim", "pods", psPod("p1", `"volumes":[{"name":"a","emptyDir":{"sizeLimit":"-1Gi"}},{"name":"b","hostPath":{"path":"","type":"Bogus"}},{"name":"c","hostPath":{"path":"/a/../b","type":"Bogus"}},`+
+			`{"name":"d","persistentVolumeClaim":{"claimName":""}},{"name":"e","nfs":{"server":"","path":"rel"}}],`, `,"volumeMounts":[{"name":"a","mountPath":"/a"}]`)),
+		wlPost("secret and configMap items", "pods", psPod("p2", `"volumes":[{"name":"a","secret":{"defaultMode":1000,"items":[{"key":"","path":""},{"key":"k","path":"/abs"},{"key":"k","path":"../x"},{"key":"k","path":"..x"},{"key":"k","path":"p","mode":-1}]}},`+
+			`{"name":"b","configMap":{"name":"","defaultMode":-1,"items":[{"key":"k","path":"a/../b"}]}}],`, ``)),
+		wlPost("downwardAPI items", "pods", psPod("p3", `"volumes":[{"name":"a","downwardAPI":{"defaultMode":-1,"items":[{"path":"","fieldRef":{"fieldPath":"spec.nodeName"}},{"path":"x","fieldRef":{"fieldPath":"metadata.labels['a b']"}},{"path":"y"},`+
+			`{"path":"z","fieldRef":{"fieldPath":"metadata.name"},"resourceFieldRef":{"containerName":"c","resource":"limits.cpu"}},{"path":"w","resourceFieldRef":{"resource":"limits.cpu"}},`+
+			`{"path":"v","resourceFieldRef":{"containerName":"c","resource":"limits.gpu"}},{"path":"u","resourceFieldRef":{"containerName":"c","resource":"limits.cpu","divisor":"2"}},{"path":"t","fieldRef":{"fieldPath":"metadata.bogus"}}]}}],`, ``)),
+		wlPost("projected sources", "pods", psPod("p4", `"volumes":[{"name":"a","projected":{"defaultMode":1000,"sources":[{"secret":{"name":""},"configMap":{"name":"cm"}},{"serviceAccountToken":{"path":""}},`+
+			`{"serviceAccountToken":{"path":"t","expirationSeconds":60}},{"configMap":{"name":"cm","items":[{"key":"a","path":"dup"}]}},{"secret":{"name":"s","items":[{"key":"b","path":"dup"}]}},`+
+			`{"downwardAPI":{"items":[{"path":"dup","fieldRef":{"fieldPath":"metadata.name"}}]}}]}}],`, ``)),
+		wlPost("csi and ephemeral", "pods", psPod("p5", `"volumes":[{"name":"a","csi":{"driver":""}},{"name":"b","csi":{"driver":"Bad!","nodePublishSecretRef":{"name":"Bad_Name"}}},{"name":"c","csi":{"driver":"example.com","nodePublishSecretRef":{"name":""}}},`+
+			`{"name":"d","ephemeral":{}},{"name":"e","ephemeral":{"volumeClaimTemplate":{"metadata":{"labels":{"a b":"c"}},"spec":{"resources":{"requests":{"storage":"0"}}}}}}],`, ``)),
+		wlPost("claim of an ephemeral volume", "pods", psPod("p6", `"volumes":[{"name":"data","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}},`+
+			`{"name":"ref","persistentVolumeClaim":{"claimName":"p6-data"}}],`, ``)),
+		wlPost("template volumes", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"volumes":[{"name":"s","secret":{}},{"name":"c","configMap":{"name":"cm","items":[{"key":"k","path":"/abs"}]}}],"containers":[{"name":"c","image":"busybox"}]}}`)),
+	}},
+	{Name: "ps-env", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", ``, `,"env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"B","valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}},`+
+			`{"name":"C","valueFrom":{"resourceFieldRef":{"resource":"limits.memory","divisor":"1Mi"}}},{"name":"D","valueFrom":{"configMapKeyRef":{"name":"cm","key":"k"}}},`+
+			`{"name":"E","valueFrom":{"secretKeyRef":{"name":"s","key":"k","optional":true}}},{"name":"F","valueFrom":{"fieldRef":{"fieldPath":"metadata.labels['app']"}}},`+
+			`{"name":"G","valueFrom":{"resourceFieldRef":{"resource":"requests.hugepages-2Mi"}}},{"name":"H","valueFrom":{"fieldRef":{"fieldPath":"spec.host"}}}]`)),
+		wlPost("field references", "pods", psPod("p1", ``, `,"env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"spec.restartPolicy"}}},{"name":"B","valueFrom":{"fieldRef":{"fieldPath":"bogus"}}},`+
+			`{"name":"C","valueFrom":{"fieldRef":{"fieldPath":"metadata.name['x']"}}},{"name":"D","valueFrom":{"fieldRef":{"fieldPath":"metadata.labels['a b']"}}},`+
+			`{"name":"E","valueFrom":{"fieldRef":{"apiVersion":"v2","fieldPath":"metadata.name"}}},{"name":"F","valueFrom":{"fieldRef":{"fieldPath":""}}},`+
+			`{"name":"G","valueFrom":{"fieldRef":{"fieldPath":"metadata.annotations['Example.com/A']"}}}]`)),
+		wlPost("resource references", "pods", psPod("p2", ``, `,"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":""}}},{"name":"B","valueFrom":{"resourceFieldRef":{"resource":"limits.gpu"}}},`+
+			`{"name":"C","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"2"}}},{"name":"D","valueFrom":{"resourceFieldRef":{"resource":"requests.memory","divisor":"3Mi"}}},`+
+			`{"name":"E","valueFrom":{"resourceFieldRef":{"resource":"limits.hugepages-2Mi","divisor":"1m"}}}]`)),
+		wlPost("key references", "pods", psPod("p3", ``, `,"env":[{"name":"A","valueFrom":{"configMapKeyRef":{"name":"","key":""}}},{"name":"B","valueFrom":{"secretKeyRef":{"name":"Bad_S","key":"bad key"}}},`+
+			`{"name":"C","valueFrom":{"configMapKeyRef":{"name":"cm","key":"k"},"secretKeyRef":{"name":"s","key":""}}}]`)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),

@@ -32,13 +32,14 @@ import (
 // resize policies, stop signals, resource claims, pod-level resources, hostnameOverride, user
 // namespaces (hostUsers), OS-specific and Windows rules, ephemeral containers.
 
-// validatePodSpec validates a pod's spec or a pod template's, at fldPath.
-func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+// validatePodSpec validates a pod's spec or a pod template's, at fldPath; podName is the pod's
+// or the template's name.
+func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(fldPath.Child("terminationGracePeriodSeconds"), ""))
 	}
-	vols, verrs := validateVolumes(spec.Volumes, fldPath.Child("volumes"))
+	vols, verrs := validateVolumes(spec.Volumes, podName, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
 	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds, hostUsers: ptr.Deref(spec.HostUsers, true)}
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
@@ -213,7 +214,7 @@ func validateDNSConfig(c *corev1.PodDNSConfig, policy corev1.DNSPolicy, fldPath 
 func validatePodTemplateSpec(t *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fldPath.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fldPath.Child("annotations"))...)
-	errs = append(errs, validatePodSpec(&t.Spec, fldPath.Child("spec"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, t.Name, fldPath.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
@@ -221,9 +222,10 @@ func validatePodTemplateSpec(t *corev1.PodTemplateSpec, fldPath *field.Path) fie
 }
 
 // validatePodOnly is what the apiserver validates of a pod's spec beyond a template's
-// (validatePodMetadataAndSpec): a non-negative grace period, images without surrounding spaces.
+// (validatePodMetadataAndSpec): projected tokens only with a service account, a non-negative grace
+// period, images without surrounding spaces.
 func validatePodOnly(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := validateProjectedTokens(spec, fldPath)
 	if g := spec.TerminationGracePeriodSeconds; g != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*g, fldPath.Child("terminationGracePeriodSeconds"))...)
 	}
@@ -258,65 +260,6 @@ func validateDNSLabel(v string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Label(v) {
 		errs = append(errs, field.Invalid(fldPath, v, msg))
-	}
-	return errs
-}
-
-// validateVolumes checks the volumes' names (required, DNS labels, unique) and returns the names
-// of the valid ones, which volume mounts may refer to.
-func validateVolumes(vols []corev1.Volume, fldPath *field.Path) (sets.Set[string], field.ErrorList) {
-	var errs field.ErrorList
-	names := sets.New[string]()
-	for i, v := range vols {
-		namePath := fldPath.Index(i).Child("name")
-		el := validateVolumeSources(&v.VolumeSource, fldPath.Index(i))
-		if v.Name == "" {
-			el = append(el, field.Required(namePath, ""))
-		} else {
-			el = append(el, validateDNSLabel(v.Name, namePath)...)
-		}
-		if names.Has(v.Name) {
-			el = append(el, field.Duplicate(namePath, v.Name))
-		}
-		if len(el) == 0 {
-			names.Insert(v.Name)
-		}
-		errs = append(errs, el...)
-	}
-	return names, errs
-}
-
-// validateVolumeSources is the apiserver's count of a volume's sources: exactly one, the extra
-// ones reported in its order and by its names (downwarAPI and storageos are its spellings).
-// The sources' contents are not validated.
-func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	n := 0
-	for _, src := range []struct {
-		set  bool
-		name string
-	}{
-		{v.EmptyDir != nil, "emptyDir"}, {v.HostPath != nil, "hostPath"}, {v.GitRepo != nil, "gitRepo"},
-		{v.GCEPersistentDisk != nil, "gcePersistentDisk"}, {v.AWSElasticBlockStore != nil, "awsElasticBlockStore"},
-		{v.Secret != nil, "secret"}, {v.NFS != nil, "nfs"}, {v.ISCSI != nil, "iscsi"}, {v.Glusterfs != nil, "glusterfs"},
-		{v.Flocker != nil, "flocker"}, {v.PersistentVolumeClaim != nil, "persistentVolumeClaim"}, {v.RBD != nil, "rbd"},
-		{v.Cinder != nil, "cinder"}, {v.CephFS != nil, "cephFS"}, {v.Quobyte != nil, "quobyte"},
-		{v.DownwardAPI != nil, "downwarAPI"}, {v.FC != nil, "fc"}, {v.FlexVolume != nil, "flexVolume"},
-		{v.ConfigMap != nil, "configMap"}, {v.AzureFile != nil, "azureFile"}, {v.VsphereVolume != nil, "vsphereVolume"},
-		{v.PhotonPersistentDisk != nil, "photonPersistentDisk"}, {v.PortworxVolume != nil, "portworxVolume"},
-		{v.AzureDisk != nil, "azureDisk"}, {v.StorageOS != nil, "storageos"}, {v.Projected != nil, "projected"},
-		{v.ScaleIO != nil, "scaleIO"}, {v.CSI != nil, "csi"}, {v.Ephemeral != nil, "ephemeral"}, {v.Image != nil, "image"},
-	} {
-		switch {
-		case !src.set:
-		case n > 0:
-			errs = append(errs, field.Forbidden(fldPath.Child(src.name), "may not specify more than 1 volume type"))
-		default:
-			n++
-		}
-	}
-	if n == 0 {
-		errs = append(errs, field.Required(fldPath, "must specify a volume type"))
 	}
 	return errs
 }
@@ -610,28 +553,59 @@ func validateEnvNames(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList 
 	return errs
 }
 
-// validateEnvValueFrom is the apiserver's validateEnvVarValueFrom for the number of sources: one,
-// and none with a value.
+// validateEnvValueFrom is the apiserver's validateEnvVarValueFrom: each source's contents (but a
+// file key's), one source, and none with a value.
 func validateEnvValueFrom(e corev1.EnvVar, fldPath *field.Path) field.ErrorList {
 	vf := e.ValueFrom
 	if vf == nil {
 		return nil
 	}
+	var errs field.ErrorList
 	n := 0
-	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil, vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
-		if set {
-			n++
-		}
+	if vf.FieldRef != nil {
+		n++
+		errs = append(errs, validateFieldSelector(vf.FieldRef, envFieldPaths, fldPath.Child("fieldRef"))...)
+	}
+	if vf.ResourceFieldRef != nil {
+		n++
+		errs = append(errs, validateResourceFieldSelector(vf.ResourceFieldRef, false, fldPath.Child("resourceFieldRef"))...)
+	}
+	if r := vf.ConfigMapKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeySelector(r.Name, r.Key, fldPath.Child("configMapKeyRef"))...)
+	}
+	if r := vf.SecretKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeySelector(r.Name, r.Key, fldPath.Child("secretKeyRef"))...)
+	}
+	if vf.FileKeyRef != nil {
+		n++
 	}
 	switch {
 	case n == 0:
-		return field.ErrorList{field.Invalid(fldPath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`")}
+		errs = append(errs, field.Invalid(fldPath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
 	case e.Value != "":
-		return field.ErrorList{field.Invalid(fldPath, "", "may not be specified when `value` is not empty")}
+		errs = append(errs, field.Invalid(fldPath, "", "may not be specified when `value` is not empty"))
 	case n > 1:
-		return field.ErrorList{field.Invalid(fldPath, "", "may not have more than one field specified at a time")}
+		errs = append(errs, field.Invalid(fldPath, "", "may not have more than one field specified at a time"))
 	}
-	return nil
+	return errs
+}
+
+// validateKeySelector is the apiserver's validateConfigMapKeySelector and
+// validateSecretKeySelector: a name (an empty one is invalid, not missing) and a key.
+func validateKeySelector(name, key string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+		errs = append(errs, field.Invalid(fldPath.Child("name"), name, msg))
+	}
+	if key == "" {
+		return append(errs, field.Required(fldPath.Child("key"), ""))
+	}
+	for _, msg := range validation.IsConfigMapKey(key) {
+		errs = append(errs, field.Invalid(fldPath.Child("key"), key, msg))
+	}
+	return errs
 }
 
 // validateEnvFrom is the apiserver's ValidateEnvFrom: relaxed prefixes, one source each, its

@@ -21,14 +21,6 @@ import (
 // Of the volume sources, the contents of hostPath, nfs, local and csi are validated; the others
 // are counted (exactly one source) but not looked into.
 
-// pvSource is one of a persistent volume's sources, in the apiserver's order, with the validation
-// of its contents where the fake has it.
-type pvSource struct {
-	name     string
-	set      bool
-	validate func(*field.Path) field.ErrorList
-}
-
 // validatePersistentVolume is the apiserver's ValidatePersistentVolumeSpec (old nil) or
 // ValidatePersistentVolumeUpdate: the spec, then an immutable source, volume mode and node
 // affinity.
@@ -90,35 +82,11 @@ func validatePersistentVolume(pv, old *corev1.PersistentVolume) field.ErrorList 
 // first one's contents.
 func validatePVSources(s *corev1.PersistentVolumeSpec, fldPath *field.Path) field.ErrorList {
 	v := &s.PersistentVolumeSource
-	var errs field.ErrorList
-	n := 0
-	for _, src := range []pvSource{
-		{"hostPath", v.HostPath != nil, func(p *field.Path) field.ErrorList {
-			if v.HostPath.Path == "" {
-				return field.ErrorList{field.Required(p.Child("path"), "")}
-			}
-			errs := validateNoBacksteps(v.HostPath.Path, p.Child("path"))
-			if t := v.HostPath.Type; t != nil {
-				errs = append(errs, validateOptionalEnum(*t, p.Child("type"), []corev1.HostPathType{corev1.HostPathUnset, corev1.HostPathBlockDev,
-					corev1.HostPathCharDev, corev1.HostPathDirectory, corev1.HostPathDirectoryOrCreate, corev1.HostPathFile, corev1.HostPathFileOrCreate, corev1.HostPathSocket})...)
-			}
-			return errs
-		}},
+	return validateOneSource([]volumeSource{
+		{"hostPath", v.HostPath != nil, func(p *field.Path) field.ErrorList { return validateHostPathSource(v.HostPath, p) }},
 		{"gcePersistentDisk", v.GCEPersistentDisk != nil, nil}, {"awsElasticBlockStore", v.AWSElasticBlockStore != nil, nil},
 		{"glusterfs", v.Glusterfs != nil, nil}, {"flocker", v.Flocker != nil, nil},
-		{"nfs", v.NFS != nil, func(p *field.Path) field.ErrorList {
-			var errs field.ErrorList
-			if v.NFS.Server == "" {
-				errs = append(errs, field.Required(p.Child("server"), ""))
-			}
-			if v.NFS.Path == "" {
-				errs = append(errs, field.Required(p.Child("path"), ""))
-			}
-			if !path.IsAbs(v.NFS.Path) {
-				errs = append(errs, field.Invalid(p.Child("path"), v.NFS.Path, "must be an absolute path"))
-			}
-			return errs
-		}},
+		{"nfs", v.NFS != nil, func(p *field.Path) field.ErrorList { return validateNFSSource(v.NFS, p) }},
 		{"rbd", v.RBD != nil, nil}, {"quobyte", v.Quobyte != nil, nil}, {"cephFS", v.CephFS != nil, nil}, {"iscsi", v.ISCSI != nil, nil},
 		{"cinder", v.Cinder != nil, nil}, {"fc", v.FC != nil, nil}, {"flexVolume", v.FlexVolume != nil, nil},
 		{"azureFile", v.AzureFile != nil, nil}, {"vsphereVolume", v.VsphereVolume != nil, nil},
@@ -138,40 +106,13 @@ func validatePVSources(s *corev1.PersistentVolumeSpec, fldPath *field.Path) fiel
 		}},
 		{"storageos", v.StorageOS != nil, nil},
 		{"csi", v.CSI != nil, func(p *field.Path) field.ErrorList { return validateCSISource(v.CSI, p) }},
-	} {
-		switch {
-		case !src.set:
-		case n > 0 && src.name != "flexVolume":
-			errs = append(errs, field.Forbidden(fldPath.Child(src.name), "may not specify more than 1 volume type"))
-		default:
-			n++
-			if src.validate != nil {
-				errs = append(errs, src.validate(fldPath.Child(src.name))...)
-			}
-		}
-	}
-	if n == 0 {
-		errs = append(errs, field.Required(fldPath, "must specify a volume type"))
-	}
-	return errs
+	}, "flexVolume", fldPath)
 }
 
 // validateCSISource is the apiserver's validateCSIPersistentVolumeSource: the driver's name, the
 // volume handle, the secret references' names and namespaces.
 func validateCSISource(csi *corev1.CSIPersistentVolumeSource, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	driverPath := fldPath.Child("driver")
-	switch {
-	case csi.Driver == "":
-		errs = append(errs, field.Required(driverPath, ""))
-	default:
-		if len(csi.Driver) > 63 {
-			errs = append(errs, field.TooLong(driverPath, "", 63))
-		}
-		for _, msg := range validation.IsDNS1123Subdomain(strings.ToLower(csi.Driver)) {
-			errs = append(errs, field.Invalid(driverPath, csi.Driver, msg))
-		}
-	}
+	errs := validateCSIDriverName(csi.Driver, fldPath.Child("driver"))
 	if csi.VolumeHandle == "" {
 		errs = append(errs, field.Required(fldPath.Child("volumeHandle"), ""))
 	}

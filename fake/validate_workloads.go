@@ -40,7 +40,7 @@ func validateWorkloadKind(obj, old runtime.Object) field.ErrorList {
 	spec := field.NewPath("spec")
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		errs := validatePodSpec(&o.Spec, spec)
+		errs := validatePodSpec(&o.Spec, o.Name, spec)
 		errs = append(errs, validatePodOnly(&o.Spec, spec)...)
 		if old == nil {
 			if len(o.Spec.EphemeralContainers) > 0 {
