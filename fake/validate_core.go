@@ -38,6 +38,15 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	return uniqueCauses(coreKindCauses(obj, old))
 }
 
+// validateCoreStatus is the validation of an update of a built-in kind's status that
+// validateWorkloadKind does not do: a node's (validateNodeUpdate).
+func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
+	if n, ok := obj.(*corev1.Node); ok {
+		return uniqueCauses(validateNodeUpdate(n, old.(*corev1.Node), true))
+	}
+	return nil
+}
+
 // coreKindCauses is validateCoreKind before uniqueCauses.
 func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
@@ -67,6 +76,12 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return validatePersistentVolume(o, prev)
 	case *corev1.LimitRange:
 		return validateLimitRange(o)
+	case *corev1.Node:
+		errs := validateNode(o)
+		if old != nil {
+			errs = append(errs, validateNodeUpdate(o, old.(*corev1.Node), false)...)
+		}
+		return errs
 	case *corev1.PersistentVolumeClaim:
 		errs := validatePVCSpec(&o.Spec, field.NewPath("spec"))
 		if old != nil {

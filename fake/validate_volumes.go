@@ -17,7 +17,7 @@ import (
 )
 
 // The apiserver's validation of persistent volumes (ValidatePersistentVolume and its update) and
-// limit ranges (ValidateLimitRange), as recorded in reference/observed-validation-volumes.md.
+// limit ranges (ValidateLimitRange), as recorded in reference/observed-validation-kinds.md.
 // Of the volume sources, the contents of hostPath, nfs, local and csi are validated; the others
 // are counted (exactly one source) but not looked into.
 

@@ -2,14 +2,15 @@ package fake_test
 
 import "testing"
 
-// validationVolumeCases are the requests that show kube-apiserver 1.37.2's validation of
-// persistent volumes (on create and update) and limit ranges, recorded into
-// testdata/observed-validation-volumes.json (TestRecordValidationVolumes) and replayed against the
-// fake (TestObservedValidationVolumes). Limit ranges' maps hold one resource per limit: the
-// apiserver walks them in Go's random order. Case names start with "vol-"; persistent volumes'
-// names carry their case's namespace, to stay apart from other recordings' volumes.
-var validationVolumeCases = []writeCase{
-	{Name: "vol-pv", Steps: []writeStep{
+// validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
+// persistent volumes, limit ranges and nodes (on create and update), recorded into
+// testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
+// fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
+// apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
+// "kind-"; persistent volumes' and nodes' names carry their case's namespace, to stay apart from
+// other recordings' objects.
+var validationKindCases = []writeCase{
+	{Name: "kind-pv", Steps: []writeStep{
 		nsStep(),
 		volPost("good", `{"metadata":{"name":"{ns}-good"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce","ReadOnlyMany"],"persistentVolumeReclaimPolicy":"Retain",`+
 			`"hostPath":{"path":"/data","type":"DirectoryOrCreate"},"storageClassName":"standard","volumeMode":"Filesystem","claimRef":{"namespace":"{ns}","name":"claim"}}}`),
@@ -47,7 +48,7 @@ var validationVolumeCases = []writeCase{
 		{Name: "apply without capacity", Method: "PATCH", Path: "/api/v1/persistentvolumes/{ns}-applied?fieldManager=vol", ContentType: "application/apply-patch+yaml",
 			Body: `{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"{ns}-applied"},"spec":{"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/a"}}}`},
 	}},
-	{Name: "vol-limitrange", Steps: []writeStep{
+	{Name: "kind-limitrange", Steps: []writeStep{
 		nsStep(),
 		lrPost("good", "good", `{"type":"Container","max":{"cpu":"2"}},{"type":"Pod","max":{"memory":"4Gi"}},{"type":"PersistentVolumeClaim","min":{"storage":"1Gi"}},`+
 			`{"type":"example.com/custom","max":{"example.com/widgets":"3"}}`),
@@ -66,6 +67,34 @@ var validationVolumeCases = []writeCase{
 		{Name: "update bounds", Method: "PUT", Path: "/api/v1/namespaces/{ns}/limitranges/bounds", Body: lrBody("bounds", `{"type":"Container","max":{"cpu":"100m"},"min":{"cpu":"1"}}`)},
 		{Name: "merge patch type", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/limitranges/good", ContentType: "application/merge-patch+json", Body: `{"spec":{"limits":[{"type":"Bogus"}]}}`},
 	}},
+	{Name: "kind-node", Steps: []writeStep{
+		nsStep(),
+		nodePost("good", `{"metadata":{"name":"{ns}-good"},"spec":{"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"},{"key":"dedicated","value":"gpu","effect":"NoExecute"}],`+
+			`"podCIDRs":["10.244.1.0/24","fd00:10:244:1::/64"],"providerID":"fake://node-1"},"status":{"capacity":{"cpu":"4"}}}`),
+		nodePost("good without spec", `{"metadata":{"name":"{ns}-bare"}}`),
+		nodePost("taints", `{"metadata":{"name":"{ns}-n1"},"spec":{"taints":[{"key":"bad key","value":"bad value!","effect":"Bogus"},{"key":"k","effect":""},`+
+			`{"key":"k","value":"a","effect":"NoSchedule"},{"key":"k","value":"b","effect":"NoSchedule"},{"key":"","effect":"NoExecute"}]}}`),
+		nodePost("podCIDR invalid", `{"metadata":{"name":"{ns}-n2"},"spec":{"podCIDRs":["10.0.0.0/33","10.1.0.1/24"]}}`),
+		nodePost("podCIDRs of one family", `{"metadata":{"name":"{ns}-n3"},"spec":{"podCIDRs":["10.0.0.0/24","10.1.0.0/24"]}}`),
+		nodePost("three podCIDRs", `{"metadata":{"name":"{ns}-n4"},"spec":{"podCIDRs":["10.0.0.0/24","fd00::/64","10.1.0.0/24"]}}`),
+		nodePost("negative capacity", `{"metadata":{"name":"{ns}-n5"},"status":{"capacity":{"memory":"-1Gi"},"allocatable":{"pods":"1500m"}}}`),
+		nodePost("bad name and taint", `{"metadata":{"name":"Bad_Node"},"spec":{"taints":[{"key":"k","effect":"Never"}]}}`),
+		{Name: "update podCIDRs and providerID", Method: "PUT", Path: "/api/v1/nodes/{ns}-good", Body: `{"metadata":{"name":"{ns}-good"},"spec":{"podCIDRs":["10.244.2.0/24"],"providerID":"fake://node-2"}}`},
+		{Name: "update clears providerID", Method: "PUT", Path: "/api/v1/nodes/{ns}-good", Body: `{"metadata":{"name":"{ns}-good"},"spec":{"podCIDRs":["10.244.1.0/24","fd00:10:244:1::/64"]}}`},
+		{Name: "update sets podCIDR and providerID", Method: "PUT", Path: "/api/v1/nodes/{ns}-bare", Body: `{"metadata":{"name":"{ns}-bare"},"spec":{"podCIDRs":["10.244.3.0/24"],"providerID":"fake://bare","unschedulable":true}}`},
+		{Name: "update taints", Method: "PUT", Path: "/api/v1/nodes/{ns}-bare", Body: `{"metadata":{"name":"{ns}-bare"},"spec":{"podCIDRs":["10.244.3.0/24"],"providerID":"fake://bare","taints":[{"key":"k","effect":"Bogus"}]}}`},
+		{Name: "merge patch duplicate taints", Method: "PATCH", Path: "/api/v1/nodes/{ns}-bare", ContentType: "application/merge-patch+json",
+			Body: `{"spec":{"taints":[{"key":"k","effect":"NoSchedule"},{"key":"k","value":"v","effect":"NoSchedule"}]}}`},
+		{Name: "status update", Method: "PUT", Path: "/api/v1/nodes/{ns}-bare/status", Body: `{"metadata":{"name":"{ns}-bare"},"status":{"capacity":{"cpu":"-2"},` +
+			`"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"type":"InternalIP","address":"10.0.0.1"}]}}`},
+		{Name: "status update good", Method: "PUT", Path: "/api/v1/nodes/{ns}-bare/status", Body: `{"metadata":{"name":"{ns}-bare"},"status":{"capacity":{"cpu":"2"},"allocatable":{"pods":"110"},` +
+			`"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"type":"Hostname","address":"bare"}]}}`},
+	}},
+}
+
+// nodePost creates a node.
+func nodePost(name, body string) writeStep {
+	return writeStep{Name: name, Method: "POST", Path: "/api/v1/nodes", Body: body}
 }
 
 // volPost creates a persistent volume.
@@ -88,18 +117,18 @@ func lrPost(step, name, limits string) writeStep {
 	return writeStep{Name: step, Method: "POST", Path: "/api/v1/namespaces/{ns}/limitranges", Body: lrBody(name, limits)}
 }
 
-// validationVolumesRecording is where validationVolumeCases are recorded and replayed.
-var validationVolumesRecording = recording{cases: validationVolumeCases, file: "testdata/observed-validation-volumes.json", markdown: "observed-validation-volumes.md",
-	title: "validation of persistent volumes and limit ranges", recorder: "TestRecordValidationVolumes", replayer: "TestObservedValidationVolumes", source: "record_validation_volumes_test.go"}
+// validationKindsRecording is where validationKindCases are recorded and replayed.
+var validationKindsRecording = recording{cases: validationKindCases, file: "testdata/observed-validation-kinds.json", markdown: "observed-validation-kinds.md",
+	title: "validation of persistent volumes, limit ranges and nodes", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
 
-// TestRecordValidationVolumes records validationVolumeCases from a kube-apiserver as
+// TestRecordValidationKinds records validationKindCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh
 // oracle).
-func TestRecordValidationVolumes(t *testing.T) { validationVolumesRecording.record(t, oracleServer(t)) }
+func TestRecordValidationKinds(t *testing.T) { validationKindsRecording.record(t, oracleServer(t)) }
 
-// TestObservedValidationVolumes replays the recorded validation of persistent volumes and limit
-// ranges against the fake: status code, warnings and the whole body, the causes and their order
+// TestObservedValidationKinds replays the recorded validation of persistent volumes, limit ranges
+// and nodes against the fake: status code, warnings and the whole body, the causes and their order
 // included.
-func TestObservedValidationVolumes(t *testing.T) {
-	validationVolumesRecording.replay(t, noControllers, nil)
+func TestObservedValidationKinds(t *testing.T) {
+	validationKindsRecording.replay(t, noControllers, nil)
 }
