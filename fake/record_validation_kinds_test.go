@@ -3,7 +3,8 @@ package fake_test
 import "testing"
 
 // validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
-// persistent volumes, limit ranges and nodes (on create and update), recorded into
+// persistent volumes, limit ranges and nodes (on create and update) and of jobs' pod failure and
+// success policies, recorded into
 // testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
 // fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
 // apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
@@ -90,6 +91,29 @@ var validationKindCases = []writeCase{
 		{Name: "status update good", Method: "PUT", Path: "/api/v1/nodes/{ns}-bare/status", Body: `{"metadata":{"name":"{ns}-bare"},"status":{"capacity":{"cpu":"2"},"allocatable":{"pods":"110"},` +
 			`"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"type":"Hostname","address":"bare"}]}}`},
 	}},
+	{Name: "kind-job", Steps: []writeStep{
+		nsStep(),
+		jobPost("good pod failure policy", "j1", `"podFailurePolicy":{"rules":[{"action":"FailJob","onExitCodes":{"containerName":"c","operator":"In","values":[1,2]}},`+
+			`{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]},{"action":"Count","onExitCodes":{"operator":"NotIn","values":[0]}}]},`, `"Never"`),
+		jobPost("good indexed", "j2", `"completionMode":"Indexed","completions":5,"parallelism":2,"backoffLimitPerIndex":1,"maxFailedIndexes":2,"managedBy":"example.com/jobs",`+
+			`"successPolicy":{"rules":[{"succeededIndexes":"0-2,4","succeededCount":2}]},"podFailurePolicy":{"rules":[{"action":"FailIndex","onExitCodes":{"operator":"In","values":[42]}}]},`, `"Never"`),
+		jobPost("pod failure policy rules", "j3", `"podFailurePolicy":{"rules":[{"action":""},{"action":"Bogus","onExitCodes":{"operator":"In","values":[0,3,3,1]},"onPodConditions":[{"type":"X"}]},`+
+			`{"action":"FailIndex","onExitCodes":{"containerName":"nope","operator":"Between","values":[]}},{"action":"Ignore","onPodConditions":[{"type":"bad type!","status":"Maybe"}]},`+
+			`{"action":"Count","onExitCodes":{"values":[1]}}]},`, `"Never"`),
+		jobPost("pod failure policy with OnFailure", "j4", `"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]},`, `"OnFailure"`),
+		jobPost("success policy without indexed mode", "j5", `"completions":3,"successPolicy":{"rules":[{"succeededCount":1}]},`, `"Never"`),
+		jobPost("success policy rules", "j6", `"completionMode":"Indexed","completions":5,"successPolicy":{"rules":[{},{"succeededIndexes":"1-0"},{"succeededIndexes":"7"},{"succeededIndexes":"a,b"},`+
+			`{"succeededCount":-1},{"succeededCount":10},{"succeededIndexes":"0-1","succeededCount":3},{"succeededIndexes":"1-2-3"},{"succeededIndexes":"3,1"}]},`, `"Never"`),
+		jobPost("success policy without rules", "j7", `"completionMode":"Indexed","completions":5,"successPolicy":{"rules":[]},`, `"Never"`),
+		jobPost("indexed limits and managedBy", "j8", `"completionMode":"Indexed","completions":5,"parallelism":100001,"backoffLimitPerIndex":1,"maxFailedIndexes":6,"managedBy":"bad",`, `"Never"`),
+	}},
+}
+
+// jobPost creates a job named name with the spec fields given (a JSON fragment ending in a comma)
+// and the pod restart policy given (a JSON string).
+func jobPost(step, name, spec, restartPolicy string) writeStep {
+	return writeStep{Name: step, Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/jobs",
+		Body: `{"metadata":{"name":"` + name + `"},"spec":{` + spec + `"template":{"spec":{"restartPolicy":` + restartPolicy + `,"containers":[{"name":"c","image":"busybox"}]}}}}`}
 }
 
 // nodePost creates a node.
@@ -119,7 +143,7 @@ func lrPost(step, name, limits string) writeStep {
 
 // validationKindsRecording is where validationKindCases are recorded and replayed.
 var validationKindsRecording = recording{cases: validationKindCases, file: "testdata/observed-validation-kinds.json", markdown: "observed-validation-kinds.md",
-	title: "validation of persistent volumes, limit ranges and nodes", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
+	title: "validation of persistent volumes, limit ranges, nodes and job policies", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
 
 // TestRecordValidationKinds records validationKindCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh
