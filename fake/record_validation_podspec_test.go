@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -143,6 +144,20 @@ var validationPodSpecCases = []writeCase{
 		wlPost("key references", "pods", psPod("p3", ``, `,"env":[{"name":"A","valueFrom":{"configMapKeyRef":{"name":"","key":""}}},{"name":"B","valueFrom":{"secretKeyRef":{"name":"Bad_S","key":"bad key"}}},`+
 			`{"name":"C","valueFrom":{"configMapKeyRef":{"name":"cm","key":"k"},"secretKeyRef":{"name":"s","key":""}}}]`)),
 	}},
+	{Name: "ps-gated", Steps: []writeStep{
+		nsStep(),
+		wlPost("gated", "pods", psPod("g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"a"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Exists"}]`), ``)),
+		psPut("adds a gate", "g1", psGated(`[{"name":"example.com/a"},{"name":"example.com/b"}]`, `{"zone":"a"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("changes a node selector value", "g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"b"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("removes an affinity expression", "g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"a"}`, `[]`, `[{"key":"t","operator":"Exists"}]`)),
+		{Name: "adds an affinity term", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/g1", Body: psPod("g1", `"schedulingGates":[{"name":"example.com/a"}],"nodeSelector":{"zone":"a"},`+
+			`"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"In","values":["v"]}]},{"matchExpressions":[{"key":"x","operator":"Exists"}]}]}}},`+
+			`"tolerations":[{"key":"t","operator":"Exists"}],`, ``)},
+		psPut("modifies a toleration and adds a gate", "g1", psGated(`[{"name":"example.com/a"},{"name":"example.com/c"}]`, `{"zone":"a"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Equal","value":"x"}]`)),
+		psPut("adds a node selector and an affinity expression", "g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"a","disk":"ssd"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("removes the gate", "g1", psGated(`[]`, `{"zone":"a","disk":"ssd"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("ungated adds a node selector", "g1", psGated(`[]`, `{"zone":"a","disk":"ssd","gpu":"yes"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),
@@ -165,6 +180,18 @@ func psPod(name, spec, container string) string {
 	return `{"metadata":{"name":"` + name + `"},"spec":{` + spec + `"containers":[{"name":"c","image":"busybox"` + container + `}]}}`
 }
 
+// psGated is the spec fields (a JSON fragment ending in a comma) of a pod with the scheduling
+// gates, node selector, required node affinity expressions (one term) and tolerations given.
+func psGated(gates, nodeSelector, expressions, tolerations string) string {
+	return `"schedulingGates":` + gates + `,"nodeSelector":` + nodeSelector + `,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":` +
+		expressions + `}]}}},"tolerations":` + tolerations + `,`
+}
+
+// psPut replaces the pod name with one whose spec has the fields given and container "c".
+func psPut(step, name, spec string) writeStep {
+	return writeStep{Name: step, Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/" + name, Body: psPod(name, spec, ``)}
+}
+
 // validationPodSpecRecording is where validationPodSpecCases are recorded and replayed.
 var validationPodSpecRecording = recording{cases: validationPodSpecCases, file: "testdata/observed-validation-podspec.json", markdown: "observed-validation-podspec.md",
 	title: "validation of pod specs", recorder: "TestRecordValidationPodSpec", replayer: "TestObservedValidationPodSpec", source: "record_validation_podspec_test.go"}
@@ -178,8 +205,9 @@ func TestRecordValidationPodSpec(t *testing.T) { validationPodSpecRecording.reco
 // fake cannot print as the apiserver does, and why; they are compared as
 // workloadKnownDifferences are (relaxValues).
 var podSpecKnownDifferences = map[string]string{
-	"ps-update/update security context": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
-	"ps-update/merge patch affinity":    "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-update/update security context":     "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-update/merge patch affinity":        "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-gated/ungated adds a node selector": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
 }
 
 // podSpecByDesign are the steps of validationPodSpecCases the fake answers differently on purpose,
@@ -195,6 +223,9 @@ var podSpecByDesign = map[string]struct {
 // status code, warnings and the whole body, the causes and their order included.
 func TestObservedValidationPodSpec(t *testing.T) {
 	validationPodSpecRecording.replay(t, noControllers, func(step string, got, want *observedStep) {
+		// A gated pod's PodScheduled condition carries the time of the write: the oracle's clock,
+		// not the record's.
+		got.Response, want.Response = maskTransitionTimes(got.Response), maskTransitionTimes(want.Response)
 		if reason, ok := podSpecKnownDifferences[step]; ok {
 			t.Logf("%s: known difference: %s", step, reason)
 			got.Response, want.Response = relaxValues(got.Response), relaxValues(want.Response)
@@ -206,5 +237,15 @@ func TestObservedValidationPodSpec(t *testing.T) {
 			}
 			*want = *got
 		}
+	})
+}
+
+// maskTransitionTimes replaces conditions' lastTransitionTime in an answer by "<time>".
+func maskTransitionTimes(resp json.RawMessage) json.RawMessage {
+	return mapLeaves(resp, func(v any, key, _ string) any {
+		if key == "lastTransitionTime" {
+			return "<time>"
+		}
+		return v
 	})
 }
