@@ -3,8 +3,8 @@ package fake_test
 import "testing"
 
 // validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
-// persistent volumes, limit ranges and nodes (on create and update) and of jobs' pod failure and
-// success policies, recorded into
+// persistent volumes, limit ranges and nodes (on create and update), of jobs' pod failure and
+// success policies and of claims' data sources, recorded into
 // testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
 // fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
 // apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
@@ -107,6 +107,34 @@ var validationKindCases = []writeCase{
 		jobPost("success policy without rules", "j7", `"completionMode":"Indexed","completions":5,"successPolicy":{"rules":[]},`, `"Never"`),
 		jobPost("indexed limits and managedBy", "j8", `"completionMode":"Indexed","completions":5,"parallelism":100001,"backoffLimitPerIndex":1,"maxFailedIndexes":6,"managedBy":"bad",`, `"Never"`),
 	}},
+	{Name: "kind-pvc", Steps: []writeStep{
+		nsStep(),
+		pvcPost("snapshot source", "c1", `"dataSource":{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"snap"}`),
+		pvcPost("populator reference", "c2", `"dataSourceRef":{"apiGroup":"example.com","kind":"Widget","name":"w"}`),
+		pvcPost("other source dropped", "c3", `"dataSource":{"kind":"Widget","name":"w"}`),
+		pvcPost("claim source", "c4", `"dataSource":{"kind":"PersistentVolumeClaim","name":"c1"}`),
+		pvcPost("reference fields", "c5", `"dataSourceRef":{"apiGroup":"Bad_Group","kind":"","name":""}`),
+		pvcPost("reference kind of the core group", "c6", `"dataSourceRef":{"kind":"Widget","name":"w"}`),
+		pvcPost("namespaced reference with a source", "c7", `"dataSource":{"kind":"PersistentVolumeClaim","name":"c1"},"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"c1","namespace":"Bad_NS"}`),
+		pvcPost("source and reference differ", "c8", `"dataSource":{"kind":"PersistentVolumeClaim","name":"c1"},"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"c2"}`),
+		wlPost("claim template source", "statefulsets", wlWorkload("ss1", wlSelector+`,`+wlTemplate+`,"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],`+
+			`"resources":{"requests":{"storage":"1Gi"}},"dataSourceRef":{"kind":"Widget","name":""}}}]`)),
+		wlPost("ephemeral claim source", "pods", psPod("p1", `"volumes":[{"name":"e","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},`+
+			`"dataSource":{"kind":"PersistentVolumeClaim","name":""}}}}}],`, ``)),
+		{Name: "update source", Method: "PUT", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1", Body: pvcBody("c1", `"dataSource":{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"other"}`)},
+		{Name: "update without source fields", Method: "PUT", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c4", Body: pvcBody("c4", `"volumeMode":"Filesystem"`)},
+	}},
+}
+
+// pvcBody is a claim named name with a storage request, an access mode and the spec fields given
+// (a JSON fragment).
+func pvcBody(name, spec string) string {
+	return `{"metadata":{"name":"` + name + `"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},` + spec + `}}`
+}
+
+// pvcPost creates a claim in the case's namespace.
+func pvcPost(step, name, spec string) writeStep {
+	return writeStep{Name: step, Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: pvcBody(name, spec)}
 }
 
 // jobPost creates a job named name with the spec fields given (a JSON fragment ending in a comma)
@@ -143,7 +171,7 @@ func lrPost(step, name, limits string) writeStep {
 
 // validationKindsRecording is where validationKindCases are recorded and replayed.
 var validationKindsRecording = recording{cases: validationKindCases, file: "testdata/observed-validation-kinds.json", markdown: "observed-validation-kinds.md",
-	title: "validation of persistent volumes, limit ranges, nodes and job policies", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
+	title: "validation of persistent volumes, limit ranges, nodes, job policies and claim data sources", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
 
 // TestRecordValidationKinds records validationKindCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh

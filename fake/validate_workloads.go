@@ -540,7 +540,7 @@ func validateClaimTemplateSpec(s *corev1.PersistentVolumeClaimSpec, fldPath *fie
 	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeBlock && *m != corev1.PersistentVolumeFilesystem {
 		errs = append(errs, field.NotSupported(fldPath.Child("volumeMode"), *m, []corev1.PersistentVolumeMode{corev1.PersistentVolumeBlock, corev1.PersistentVolumeFilesystem}))
 	}
-	return errs
+	return append(errs, validateClaimDataSources(s, fldPath)...)
 }
 
 // toInternalStatefulSetRollingUpdate is a rolling update as the apiserver prints it.
