@@ -4,7 +4,7 @@ import "testing"
 
 // validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
 // persistent volumes, limit ranges and nodes (on create and update), of jobs' pod failure and
-// success policies and of claims' data sources, recorded into
+// success policies, of claims' data sources and of admission webhook configurations, recorded into
 // testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
 // fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
 // apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
@@ -124,6 +124,40 @@ var validationKindCases = []writeCase{
 		{Name: "update source", Method: "PUT", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1", Body: pvcBody("c1", `"dataSource":{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"other"}`)},
 		{Name: "update without source fields", Method: "PUT", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c4", Body: pvcBody("c4", `"volumeMode":"Filesystem"`)},
 	}},
+	{Name: "kind-webhook", Steps: []writeStep{
+		nsStep(),
+		vwcPost("good validating", "good", `{"name":"v.example.com","rules":[{"operations":["CREATE","UPDATE"],"apiGroups":["apps"],"apiVersions":["v1"],"resources":["deployments","deployments/status"],"scope":"Namespaced"}],`+
+			`"clientConfig":{"service":{"namespace":"system","name":"webhook","path":"/validate-apps-v1","port":9443}},"sideEffects":"None","admissionReviewVersions":["v1"],"matchConditions":[{"name":"exclude","expression":"true"}]}`),
+		{Name: "good mutating", Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+			Body: `{"metadata":{"name":"{ns}-good"},"webhooks":[{"name":"m.example.com","clientConfig":{"url":"https://example.com/mutate"},"reinvocationPolicy":"IfNeeded","sideEffects":"NoneOnDryRun","admissionReviewVersions":["v1","v1beta1"]}]}`},
+		vwcPost("webhook fields", "w1", `{"name":"bad","rules":[{"operations":[],"apiGroups":[],"apiVersions":[""],"resources":[]}],"failurePolicy":"Sometimes","matchPolicy":"Bogus","timeoutSeconds":31,`+
+			`"namespaceSelector":{"matchExpressions":[{"key":"a","operator":"Bogus"}]},"clientConfig":{"url":"https://example.com","service":{"namespace":"system","name":"webhook"}},"admissionReviewVersions":[]}`),
+		vwcPost("rules and versions", "w2", `{"name":"w.example.com","rules":[{"operations":["*","CREATE","PATCH"],"apiGroups":["*","apps"],"apiVersions":["*","v1"],"resources":["*/*","pods"],"scope":"Everywhere"}],`+
+			`"clientConfig":{"service":{"namespace":"system","name":"webhook"}},"sideEffects":"Some","admissionReviewVersions":["v1","v1","v9","Bad_V"]}`),
+		vwcPost("resource wildcards", "w3", `{"name":"w.example.com","rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods/*","pods/status","*/status","services/status",""]},`+
+			`{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["*","pods"]}],"clientConfig":{"service":{"namespace":"system","name":"webhook"}},"sideEffects":"None","admissionReviewVersions":["v2"]}`),
+		vwcPost("urls", "w4", `{"name":"a.example.com","clientConfig":{"url":"http://example.com"},"sideEffects":"None","admissionReviewVersions":["v1"]},`+
+			`{"name":"b.example.com","clientConfig":{"url":"https:///path"},"sideEffects":"None","admissionReviewVersions":["v1"]},`+
+			`{"name":"c.example.com","clientConfig":{"url":"https://user@example.com/x?q=1#frag"},"sideEffects":"None","admissionReviewVersions":["v1"]},`+
+			`{"name":"d.example.com","clientConfig":{"url":"https://exa mple.com/%zz"},"sideEffects":"None","admissionReviewVersions":["v1"]},{"name":"e.example.com","clientConfig":{},"sideEffects":"None","admissionReviewVersions":["v1"]}`),
+		vwcPost("services", "w5", `{"name":"a.example.com","clientConfig":{"service":{"namespace":"","name":"","port":70000,"path":"noslash//x"}},"sideEffects":"None","admissionReviewVersions":["v1"]},`+
+			`{"name":"b.example.com","clientConfig":{"service":{"namespace":"s","name":"w","path":"//"}},"sideEffects":"None","admissionReviewVersions":["v1"]},`+
+			`{"name":"c.example.com","clientConfig":{"service":{"namespace":"s","name":"w","path":"/a/Bad_Seg/"}},"sideEffects":"None","admissionReviewVersions":["v1"]}`),
+		vwcPost("duplicate names and match conditions", "w6", `{"name":"a.example.com","clientConfig":{"service":{"namespace":"s","name":"w"}},"sideEffects":"None","admissionReviewVersions":["v1"],`+
+			`"matchConditions":[{"name":"","expression":""},{"name":"x","expression":"true"},{"name":"x","expression":"true"},{"name":"bad name!","expression":"  "}]},`+
+			`{"name":"a.example.com","clientConfig":{"service":{"namespace":"s","name":"w"}},"sideEffects":"None","admissionReviewVersions":["v1"]}`),
+		{Name: "mutating reinvocation", Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+			Body: `{"metadata":{"name":"{ns}-m2"},"webhooks":[{"name":"m.example.com","clientConfig":{"url":"https://example.com/mutate"},"reinvocationPolicy":"Sometimes","sideEffects":"Unknown","admissionReviewVersions":["v1"]}]}`},
+		{Name: "merge patch side effects", Method: "PATCH", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{ns}-good", ContentType: "application/merge-patch+json",
+			Body: `{"webhooks":[{"name":"v.example.com","clientConfig":{"service":{"namespace":"system","name":"webhook"}},"sideEffects":"Some","admissionReviewVersions":["v1"]}]}`},
+	}},
+}
+
+// vwcPost creates a validating webhook configuration with the webhooks given (a JSON fragment of
+// list items).
+func vwcPost(step, name, webhooks string) writeStep {
+	return writeStep{Name: step, Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+		Body: `{"metadata":{"name":"{ns}-` + name + `"},"webhooks":[` + webhooks + `]}`}
 }
 
 // pvcBody is a claim named name with a storage request, an access mode and the spec fields given
@@ -171,7 +205,7 @@ func lrPost(step, name, limits string) writeStep {
 
 // validationKindsRecording is where validationKindCases are recorded and replayed.
 var validationKindsRecording = recording{cases: validationKindCases, file: "testdata/observed-validation-kinds.json", markdown: "observed-validation-kinds.md",
-	title: "validation of persistent volumes, limit ranges, nodes, job policies and claim data sources", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
+	title: "validation of persistent volumes, limit ranges, nodes, job policies, claim data sources and webhook configurations", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
 
 // TestRecordValidationKinds records validationKindCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -76,6 +77,18 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return validatePersistentVolume(o, prev)
 	case *corev1.LimitRange:
 		return validateLimitRange(o)
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		var prev []webhook
+		if old != nil {
+			prev = validatingWebhooks(old.(*admissionregistrationv1.ValidatingWebhookConfiguration))
+		}
+		return validateWebhooks(validatingWebhooks(o), webhookOptionsFor(prev, old != nil))
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		var prev []webhook
+		if old != nil {
+			prev = mutatingWebhooks(old.(*admissionregistrationv1.MutatingWebhookConfiguration))
+		}
+		return validateWebhooks(mutatingWebhooks(o), webhookOptionsFor(prev, old != nil))
 	case *corev1.Node:
 		errs := validateNode(o)
 		if old != nil {
