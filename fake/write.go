@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -205,7 +206,7 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 
 // kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
 // (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy, a pod's
-// null label selectors (podSelectorWarnings).
+// null label selectors (podSelectorWarnings), a TLS secret's pair that does not load.
 func kindWarnings(obj runtime.Object) []string {
 	switch o := obj.(type) {
 	case *corev1.PersistentVolume:
@@ -214,6 +215,20 @@ func kindWarnings(obj runtime.Object) []string {
 		}
 	case *corev1.Pod:
 		return podSelectorWarnings(&o.Spec)
+	case *corev1.Secret:
+		if o.Type != corev1.SecretTypeTLS {
+			return nil
+		}
+		// The strategy sees the data with stringData merged in, as decoding merges it.
+		data := func(k string) []byte {
+			if v, ok := o.StringData[k]; ok {
+				return []byte(v)
+			}
+			return o.Data[k]
+		}
+		if _, err := tls.X509KeyPair(data(corev1.TLSCertKey), data(corev1.TLSPrivateKeyKey)); err != nil {
+			return []string{err.Error()}
+		}
 	}
 	return nil
 }
