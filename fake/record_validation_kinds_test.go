@@ -4,7 +4,8 @@ import "testing"
 
 // validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
 // persistent volumes, limit ranges and nodes (on create and update), of jobs' pod failure and
-// success policies, of claims' data sources and of admission webhook configurations, recorded into
+// success policies, of claims' data sources, of admission webhook configurations and of HPAs'
+// container resource metrics, recorded into
 // testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
 // fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
 // apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
@@ -151,6 +152,21 @@ var validationKindCases = []writeCase{
 		{Name: "merge patch side effects", Method: "PATCH", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{ns}-good", ContentType: "application/merge-patch+json",
 			Body: `{"webhooks":[{"name":"v.example.com","clientConfig":{"service":{"namespace":"system","name":"webhook"}},"sideEffects":"Some","admissionReviewVersions":["v1"]}]}`},
 	}},
+	{Name: "kind-hpa", Steps: []writeStep{
+		nsStep(),
+		hpaPost("good", "h1", `{"type":"ContainerResource","containerResource":{"name":"cpu","container":"app","target":{"type":"Utilization","averageUtilization":60}}}`),
+		hpaPost("container resource names", "h2", `{"type":"ContainerResource","containerResource":{"name":"bogus","container":"app","target":{"type":"Utilization","averageUtilization":60}}},`+
+			`{"type":"ContainerResource","containerResource":{"name":"a b","container":"app","target":{"type":"AverageValue","averageValue":"1"}}},`+
+			`{"type":"ContainerResource","containerResource":{"name":"example.com/gpu","container":"app","target":{"type":"AverageValue","averageValue":"1"}}},`+
+			`{"type":"ContainerResource","containerResource":{"name":"pods","container":"app","target":{"type":"AverageValue","averageValue":"1"}}}`),
+	}},
+}
+
+// hpaPost creates an autoscaling/v2 HorizontalPodAutoscaler of a deployment with the metrics given
+// (a JSON fragment of list items).
+func hpaPost(step, name, metrics string) writeStep {
+	return writeStep{Name: step, Method: "POST", Path: "/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers",
+		Body: `{"metadata":{"name":"` + name + `"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"},"maxReplicas":3,"metrics":[` + metrics + `]}}`}
 }
 
 // vwcPost creates a validating webhook configuration with the webhooks given (a JSON fragment of
@@ -205,7 +221,7 @@ func lrPost(step, name, limits string) writeStep {
 
 // validationKindsRecording is where validationKindCases are recorded and replayed.
 var validationKindsRecording = recording{cases: validationKindCases, file: "testdata/observed-validation-kinds.json", markdown: "observed-validation-kinds.md",
-	title: "validation of persistent volumes, limit ranges, nodes, job policies, claim data sources and webhook configurations", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
+	title: "validation of persistent volumes, limit ranges, nodes, job policies, claim data sources, webhook configurations and container resource metrics", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
 
 // TestRecordValidationKinds records validationKindCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh
