@@ -1,11 +1,15 @@
 package fake_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
 // persistent volumes, limit ranges and nodes (on create and update), of jobs' pod failure and
-// success policies, of claims' data sources, of admission webhook configurations and of HPAs'
-// container resource metrics, recorded into
+// success policies, of claims' data sources, of admission webhook configurations, of HPAs'
+// container resource metrics and of volume attachments, CSI drivers and runtime classes, recorded
+// into
 // testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
 // fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
 // apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
@@ -160,6 +164,32 @@ var validationKindCases = []writeCase{
 			`{"type":"ContainerResource","containerResource":{"name":"example.com/gpu","container":"app","target":{"type":"AverageValue","averageValue":"1"}}},`+
 			`{"type":"ContainerResource","containerResource":{"name":"pods","container":"app","target":{"type":"AverageValue","averageValue":"1"}}}`),
 	}},
+	{Name: "kind-storage", Steps: []writeStep{
+		nsStep(),
+		clusterPost("good attachment", "storage.k8s.io/v1/volumeattachments", `{"metadata":{"name":"{ns}-va"},"spec":{"attacher":"example.com.csi","source":{"persistentVolumeName":"pv-1"},"nodeName":"node-1"}}`),
+		clusterPost("attachment without source", "storage.k8s.io/v1/volumeattachments", `{"metadata":{"name":"{ns}-va1"},"spec":{"attacher":"","source":{},"nodeName":"Bad_Node"}}`),
+		clusterPost("attachment with both sources", "storage.k8s.io/v1/volumeattachments", `{"metadata":{"name":"{ns}-va2"},"spec":{"attacher":"Bad!","source":{"persistentVolumeName":"pv-1",`+
+			`"inlineVolumeSpec":{"csi":{"driver":"d","volumeHandle":"h"}}},"nodeName":"node-1"},"status":{"attached":false,"attachError":{"message":"x","errorCode":-1}}}`),
+		clusterPost("attachment source fields", "storage.k8s.io/v1/volumeattachments", `{"metadata":{"name":"{ns}-va3"},"spec":{"attacher":"example.com","source":{"persistentVolumeName":""},"nodeName":"node-1"}}`),
+		clusterPost("attachment inline spec", "storage.k8s.io/v1/volumeattachments", `{"metadata":{"name":"{ns}-va4"},"spec":{"attacher":"example.com","source":{"inlineVolumeSpec":{"capacity":{"storage":"1Gi"},`+
+			`"claimRef":{"name":"c"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/a"},"persistentVolumeReclaimPolicy":"Delete","storageClassName":"sc","volumeMode":"Block","nodeAffinity":{}}},"nodeName":"node-1"}}`),
+		{Name: "merge patch attachment node", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/volumeattachments/{ns}-va", ContentType: "application/merge-patch+json", Body: `{"spec":{"nodeName":"node-2"}}`},
+		clusterPost("good driver", "storage.k8s.io/v1/csidrivers", `{"metadata":{"name":"{ns}.example.com"},"spec":{"attachRequired":false,"fsGroupPolicy":"File","tokenRequests":[{"audience":"a","expirationSeconds":3600}],"volumeLifecycleModes":["Persistent","Ephemeral"]}}`),
+		clusterPost("driver fields", "storage.k8s.io/v1/csidrivers", `{"metadata":{"name":"{ns}-bad.example.com"},"spec":{"fsGroupPolicy":"Sometimes","tokenRequests":[{"audience":"a","expirationSeconds":60},{"audience":"a"},{"audience":"b","expirationSeconds":5000000000}],`+
+			`"volumeLifecycleModes":["Forever"],"nodeAllocatableUpdatePeriodSeconds":5,"serviceAccountTokenInSecrets":true}}`),
+		clusterPost("driver name", "storage.k8s.io/v1/csidrivers", `{"metadata":{"name":"{ns}-`+strings.Repeat("d", 64)+`"},"spec":{}}`),
+		{Name: "merge patch driver", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/csidrivers/{ns}.example.com", ContentType: "application/merge-patch+json", Body: `{"spec":{"attachRequired":true,"volumeLifecycleModes":["Persistent"]}}`},
+		clusterPost("good runtime class", "node.k8s.io/v1/runtimeclasses", `{"metadata":{"name":"{ns}-rc"},"handler":"runc","overhead":{"podFixed":{"cpu":"100m"}},"scheduling":{"nodeSelector":{"runtime":"runc"},"tolerations":[{"key":"k","operator":"Exists"}]}}`),
+		clusterPost("runtime class fields", "node.k8s.io/v1/runtimeclasses", `{"metadata":{"name":"{ns}-rc1"},"handler":"Bad_Handler","overhead":{"podFixed":{"memory":"-1"}},`+
+			`"scheduling":{"nodeSelector":{"bad key":"v"},"tolerations":[{"key":"k","operator":"Exists"},{"key":"k","operator":"Exists","tolerationSeconds":5},{"operator":"Equal"}]}}`),
+		clusterPost("runtime class without handler", "node.k8s.io/v1/runtimeclasses", `{"metadata":{"name":"{ns}-rc2"}}`),
+		{Name: "merge patch runtime class handler", Method: "PATCH", Path: "/apis/node.k8s.io/v1/runtimeclasses/{ns}-rc", ContentType: "application/merge-patch+json", Body: `{"handler":"crun"}`},
+	}},
+}
+
+// clusterPost creates a cluster-scoped object of the group/version/resource path given.
+func clusterPost(step, resource, body string) writeStep {
+	return writeStep{Name: step, Method: "POST", Path: "/apis/" + resource, Body: body}
 }
 
 // hpaPost creates an autoscaling/v2 HorizontalPodAutoscaler of a deployment with the metrics given
@@ -221,7 +251,7 @@ func lrPost(step, name, limits string) writeStep {
 
 // validationKindsRecording is where validationKindCases are recorded and replayed.
 var validationKindsRecording = recording{cases: validationKindCases, file: "testdata/observed-validation-kinds.json", markdown: "observed-validation-kinds.md",
-	title: "validation of persistent volumes, limit ranges, nodes, job policies, claim data sources, webhook configurations and container resource metrics", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
+	title: "validation of more kinds", recorder: "TestRecordValidationKinds", replayer: "TestObservedValidationKinds", source: "record_validation_kinds_test.go"}
 
 // TestRecordValidationKinds records validationKindCases from a kube-apiserver as
 // TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -48,15 +49,20 @@ func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
 	return nil
 }
 
+// oldAs is an update's old object as the kind's type, or the type's nil on create.
+func oldAs[T runtime.Object](old runtime.Object) T {
+	if old == nil {
+		var none T
+		return none
+	}
+	return old.(T)
+}
+
 // coreKindCauses is validateCoreKind before uniqueCauses.
 func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
-		var prev *corev1.Service
-		if old != nil {
-			prev = old.(*corev1.Service)
-		}
-		return validateService(o, prev)
+		return validateService(o, oldAs[*corev1.Service](old))
 	case *corev1.ConfigMap:
 		errs := field.ErrorList{}
 		if old != nil {
@@ -70,25 +76,19 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		}
 		return append(errs, validateSecret(o)...)
 	case *corev1.PersistentVolume:
-		var prev *corev1.PersistentVolume
-		if old != nil {
-			prev = old.(*corev1.PersistentVolume)
-		}
-		return validatePersistentVolume(o, prev)
+		return validatePersistentVolume(o, oldAs[*corev1.PersistentVolume](old))
 	case *corev1.LimitRange:
 		return validateLimitRange(o)
+	case *storagev1.VolumeAttachment:
+		return validateVolumeAttachment(o, oldAs[*storagev1.VolumeAttachment](old))
+	case *storagev1.CSIDriver:
+		return validateCSIDriver(o, oldAs[*storagev1.CSIDriver](old))
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o, oldAs[*nodev1.RuntimeClass](old))
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		var prev []webhook
-		if old != nil {
-			prev = validatingWebhooks(old.(*admissionregistrationv1.ValidatingWebhookConfiguration))
-		}
-		return validateWebhooks(validatingWebhooks(o), webhookOptionsFor(prev, old != nil))
+		return validateWebhooks(validatingWebhooks(o), webhookOptionsFor(validatingWebhooks(oldAs[*admissionregistrationv1.ValidatingWebhookConfiguration](old)), old != nil))
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		var prev []webhook
-		if old != nil {
-			prev = mutatingWebhooks(old.(*admissionregistrationv1.MutatingWebhookConfiguration))
-		}
-		return validateWebhooks(mutatingWebhooks(o), webhookOptionsFor(prev, old != nil))
+		return validateWebhooks(mutatingWebhooks(o), webhookOptionsFor(mutatingWebhooks(oldAs[*admissionregistrationv1.MutatingWebhookConfiguration](old)), old != nil))
 	case *corev1.Node:
 		errs := validateNode(o)
 		if old != nil {
@@ -118,49 +118,21 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		}
 		return validateBinding(o.RoleRef, o.Subjects, prev, false)
 	case *corev1.ResourceQuota:
-		var prev *corev1.ResourceQuota
-		if old != nil {
-			prev = old.(*corev1.ResourceQuota)
-		}
-		return validateResourceQuota(o, prev)
+		return validateResourceQuota(o, oldAs[*corev1.ResourceQuota](old))
 	case *corev1.Endpoints:
-		var prev *corev1.Endpoints
-		if old != nil {
-			prev = old.(*corev1.Endpoints)
-		}
-		return validateEndpoints(o, prev)
+		return validateEndpoints(o, oldAs[*corev1.Endpoints](old))
 	case *discoveryv1.EndpointSlice:
-		var prev *discoveryv1.EndpointSlice
-		if old != nil {
-			prev = old.(*discoveryv1.EndpointSlice)
-		}
-		return validateEndpointSlice(o, prev)
+		return validateEndpointSlice(o, oldAs[*discoveryv1.EndpointSlice](old))
 	case *networkingv1.NetworkPolicy:
 		return validateNetworkPolicySpec(&o.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
-		var prev *networkingv1.Ingress
-		if old != nil {
-			prev = old.(*networkingv1.Ingress)
-		}
-		return validateIngress(o, prev)
+		return validateIngress(o, oldAs[*networkingv1.Ingress](old))
 	case *networkingv1.IngressClass:
-		var prev *networkingv1.IngressClass
-		if old != nil {
-			prev = old.(*networkingv1.IngressClass)
-		}
-		return validateIngressClass(o, prev)
+		return validateIngressClass(o, oldAs[*networkingv1.IngressClass](old))
 	case *schedulingv1.PriorityClass:
-		var prev *schedulingv1.PriorityClass
-		if old != nil {
-			prev = old.(*schedulingv1.PriorityClass)
-		}
-		return validatePriorityClass(o, prev)
+		return validatePriorityClass(o, oldAs[*schedulingv1.PriorityClass](old))
 	case *storagev1.StorageClass:
-		var prev *storagev1.StorageClass
-		if old != nil {
-			prev = old.(*storagev1.StorageClass)
-		}
-		return validateStorageClass(o, prev)
+		return validateStorageClass(o, oldAs[*storagev1.StorageClass](old))
 	case *coordinationv1.Lease:
 		return validateLeaseSpec(&o.Spec, field.NewPath("spec"))
 	case *policyv1.PodDisruptionBudget:

@@ -25,22 +25,90 @@ import (
 // ValidatePersistentVolumeUpdate: the spec, then an immutable source, volume mode and node
 // affinity.
 func validatePersistentVolume(pv, old *corev1.PersistentVolume) field.ErrorList {
-	s := &pv.Spec
-	fldPath := field.NewPath("spec")
+	errs := validatePVSpec(&pv.Spec, false, field.NewPath("spec"))
+	if old != nil {
+		errs = append(errs, validatePersistentVolumeUpdate(pv, old)...)
+	}
+	return errs
+}
+
+// validatePVSpec is the apiserver's ValidatePersistentVolumeSpec, of a persistent volume or of an
+// inline volume (a volume attachment's), which has a CSI source, no claim reference, capacity,
+// node affinity or class, Retain as its policy and a file system as its mode.
+func validatePVSpec(s *corev1.PersistentVolumeSpec, inline bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if inline {
+		const msg = "may not be specified in the context of inline volumes"
+		if s.ClaimRef != nil {
+			errs = append(errs, field.Forbidden(fldPath.Child("claimRef"), msg))
+		}
+		if len(s.Capacity) != 0 {
+			errs = append(errs, field.Forbidden(fldPath.Child("capacity"), msg))
+		}
+		if s.CSI == nil {
+			errs = append(errs, field.Required(fldPath.Child("csi"), "has to be specified in the context of inline volumes"))
+		}
+	}
 	if len(s.AccessModes) == 0 {
 		errs = append(errs, field.Required(fldPath.Child("accessModes"), ""))
 	}
 	errs = append(errs, validateAccessModes(s.AccessModes, fldPath.Child("accessModes"))...)
-	capPath := fldPath.Child("capacity")
-	if len(s.Capacity) == 0 {
+	if !inline {
+		errs = append(errs, validatePVCapacity(s.Capacity, fldPath.Child("capacity"))...)
+	}
+	switch rp := s.PersistentVolumeReclaimPolicy; {
+	case rp == "":
+	case inline && rp != corev1.PersistentVolumeReclaimRetain:
+		errs = append(errs, field.Forbidden(fldPath.Child("persistentVolumeReclaimPolicy"), "may only be Retain in the context of inline volumes"))
+	case !inline:
+		errs = append(errs, validateOptionalEnum(rp, fldPath.Child("persistentVolumeReclaimPolicy"),
+			[]corev1.PersistentVolumeReclaimPolicy{corev1.PersistentVolumeReclaimDelete, corev1.PersistentVolumeReclaimRecycle, corev1.PersistentVolumeReclaimRetain})...)
+	}
+	switch na := s.NodeAffinity; {
+	case na == nil:
+	case inline:
+		errs = append(errs, field.Forbidden(fldPath.Child("nodeAffinity"), "may not be specified in the context of inline volumes"))
+	default:
+		if na.Required == nil {
+			errs = append(errs, field.Required(fldPath.Child("nodeAffinity", "required"), "must specify required node constraints"))
+		} else {
+			errs = append(errs, validateNodeSelector(na.Required, fldPath.Child("nodeAffinity", "required"))...)
+		}
+	}
+	errs = append(errs, validatePVSources(s, !inline && s.NodeAffinity != nil, fldPath)...)
+	if s.HostPath != nil && path.Clean(s.HostPath.Path) == "/" && s.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
+		errs = append(errs, field.Forbidden(fldPath.Child("persistentVolumeReclaimPolicy"), "may not be 'recycle' for a hostPath mount of '/'"))
+	}
+	switch {
+	case s.StorageClassName == "":
+	case inline:
+		errs = append(errs, field.Forbidden(fldPath.Child("storageClassName"), "may not be specified in the context of inline volumes"))
+	default:
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.StorageClassName, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("storageClassName"), s.StorageClassName, msg))
+		}
+	}
+	switch m := s.VolumeMode; {
+	case m == nil:
+	case inline && *m != corev1.PersistentVolumeFilesystem:
+		errs = append(errs, field.Forbidden(fldPath.Child("volumeMode"), "may not specify volumeMode other than Filesystem in the context of inline volumes"))
+	case !inline:
+		errs = append(errs, validateOptionalEnum(*m, fldPath.Child("volumeMode"), []corev1.PersistentVolumeMode{corev1.PersistentVolumeBlock, corev1.PersistentVolumeFilesystem})...)
+	}
+	return errs
+}
+
+// validatePVCapacity is a persistent volume's capacity: storage only, positive.
+func validatePVCapacity(c corev1.ResourceList, capPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(c) == 0 {
 		errs = append(errs, field.Required(capPath, ""))
 	}
-	if _, ok := s.Capacity[corev1.ResourceStorage]; !ok || len(s.Capacity) > 1 {
-		errs = append(errs, field.NotSupported(capPath, s.Capacity, []corev1.ResourceName{corev1.ResourceStorage}))
+	if _, ok := c[corev1.ResourceStorage]; !ok || len(c) > 1 {
+		errs = append(errs, field.NotSupported(capPath, c, []corev1.ResourceName{corev1.ResourceStorage}))
 	}
-	for _, name := range sortedResourceNames(s.Capacity) {
-		q, p := s.Capacity[name], capPath.Key(string(name))
+	for _, name := range sortedResourceNames(c) {
+		q, p := c[name], capPath.Key(string(name))
 		if q.Value() < 0 {
 			errs = append(errs, field.Invalid(p, q.Value(), "must be a valid resource quantity"))
 		}
@@ -48,39 +116,13 @@ func validatePersistentVolume(pv, old *corev1.PersistentVolume) field.ErrorList 
 			errs = append(errs, field.Invalid(p, q.String(), "must be greater than zero"))
 		}
 	}
-	if rp := s.PersistentVolumeReclaimPolicy; rp != "" {
-		errs = append(errs, validateOptionalEnum(rp, fldPath.Child("persistentVolumeReclaimPolicy"),
-			[]corev1.PersistentVolumeReclaimPolicy{corev1.PersistentVolumeReclaimDelete, corev1.PersistentVolumeReclaimRecycle, corev1.PersistentVolumeReclaimRetain})...)
-	}
-	if na := s.NodeAffinity; na != nil {
-		if na.Required == nil {
-			errs = append(errs, field.Required(fldPath.Child("nodeAffinity", "required"), "must specify required node constraints"))
-		} else {
-			errs = append(errs, validateNodeSelector(na.Required, fldPath.Child("nodeAffinity", "required"))...)
-		}
-	}
-	errs = append(errs, validatePVSources(s, fldPath)...)
-	if s.HostPath != nil && path.Clean(s.HostPath.Path) == "/" && s.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
-		errs = append(errs, field.Forbidden(fldPath.Child("persistentVolumeReclaimPolicy"), "may not be 'recycle' for a hostPath mount of '/'"))
-	}
-	if s.StorageClassName != "" {
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(s.StorageClassName, false) {
-			errs = append(errs, field.Invalid(fldPath.Child("storageClassName"), s.StorageClassName, msg))
-		}
-	}
-	if m := s.VolumeMode; m != nil {
-		errs = append(errs, validateOptionalEnum(*m, fldPath.Child("volumeMode"), []corev1.PersistentVolumeMode{corev1.PersistentVolumeBlock, corev1.PersistentVolumeFilesystem})...)
-	}
-	if old != nil {
-		errs = append(errs, validatePersistentVolumeUpdate(pv, old)...)
-	}
 	return errs
 }
 
 // validatePVSources is the apiserver's count of a persistent volume's sources (exactly one; a
 // flexVolume is never reported as one too many, as in the apiserver) and the validation of the
-// first one's contents.
-func validatePVSources(s *corev1.PersistentVolumeSpec, fldPath *field.Path) field.ErrorList {
+// first one's contents; a local source needs node affinity (hasAffinity).
+func validatePVSources(s *corev1.PersistentVolumeSpec, hasAffinity bool, fldPath *field.Path) field.ErrorList {
 	v := &s.PersistentVolumeSource
 	return validateOneSource([]volumeSource{
 		{"hostPath", v.HostPath != nil, func(p *field.Path) field.ErrorList { return validateHostPathSource(v.HostPath, p) }},
@@ -99,7 +141,7 @@ func validatePVSources(s *corev1.PersistentVolumeSpec, fldPath *field.Path) fiel
 			} else {
 				errs = append(errs, validateNoBacksteps(v.Local.Path, p.Child("path"))...)
 			}
-			if s.NodeAffinity == nil {
+			if !hasAffinity {
 				errs = append(errs, field.Required(fldPath.Child("nodeAffinity"), "Local volume requires node affinity"))
 			}
 			return errs

@@ -44,6 +44,9 @@ type webhookOptions struct {
 
 // validatingWebhooks and mutatingWebhooks list a configuration's webhooks as webhook.
 func validatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguration) []webhook {
+	if c == nil {
+		return nil
+	}
 	var hooks []webhook
 	for _, h := range c.Webhooks {
 		hooks = append(hooks, webhook{h.Name, h.Rules, h.FailurePolicy, h.MatchPolicy, h.SideEffects, h.TimeoutSeconds, h.NamespaceSelector,
@@ -53,6 +56,9 @@ func validatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguratio
 }
 
 func mutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) []webhook {
+	if c == nil {
+		return nil
+	}
 	var hooks []webhook
 	for _, h := range c.Webhooks {
 		hooks = append(hooks, webhook{h.Name, h.Rules, h.FailurePolicy, h.MatchPolicy, h.SideEffects, h.TimeoutSeconds, h.NamespaceSelector,

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -215,6 +216,12 @@ func kindWarnings(obj runtime.Object) []string {
 		}
 	case *corev1.Pod:
 		return podSelectorWarnings(&o.Spec)
+	case *storagev1.CSIDriver:
+		// The strategy warns on update only when the token requests change; the fake whenever
+		// they are set.
+		if len(o.Spec.TokenRequests) > 0 && o.Spec.ServiceAccountTokenInSecrets == nil {
+			return []string{csiDriverTokenWarning}
+		}
 	case *corev1.Secret:
 		if o.Type != corev1.SecretTypeTLS {
 			return nil
