@@ -130,7 +130,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	}
 	s.stampManagedFieldsOf(old, obj) // old is cur decoded (nil when cur is)
 	if t.subresource == "" {
-		warnings = append(warnings, kindWarnings(obj)...)
+		warnings = append(warnings, kindWarnings(obj, old)...)
 	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {

@@ -158,6 +158,25 @@ var validationPodSpecCases = []writeCase{
 		psPut("removes the gate", "g1", psGated(`[]`, `{"zone":"a","disk":"ssd"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
 		psPut("ungated adds a node selector", "g1", psGated(`[]`, `{"zone":"a","disk":"ssd","gpu":"yes"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
 	}},
+	{Name: "ps-warnings", Steps: []writeStep{
+		nsStep(),
+		wlPost("node labels and null selectors", "pods", psPod("w1", `"nodeSelector":{"beta.kubernetes.io/arch":"amd64"},"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[`+
+			`{"matchExpressions":[{"key":"failure-domain.beta.kubernetes.io/zone","operator":"In","values":["a"]}]}]},"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{"matchExpressions":[`+
+			`{"key":"node-role.kubernetes.io/master","operator":"In","values":["bad value!"]}]}}]},"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"zone"}]}},`+
+			`"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"beta.kubernetes.io/instance-type","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{}}],`, ``)),
+		wlPost("annotations, volumes, aliases and secrets", "pods", `{"metadata":{"name":"w2","annotations":{"scheduler.alpha.kubernetes.io/critical-pod":"","seccomp.security.alpha.kubernetes.io/pod":"runtime/default",`+
+			`"container.seccomp.security.alpha.kubernetes.io/c":"runtime/default"}},"spec":{"volumes":[{"name":"g","glusterfs":{"endpoints":"e","path":"p"}},{"name":"r","cephfs":{"monitors":["m"]}}],`+
+			`"hostAliases":[{"ip":"10.0.0.1","hostnames":["a"]},{"ip":"10.0.0.1","hostnames":["b"]},{"ip":"2001:db8:0:0::2","hostnames":["c"]}],"imagePullSecrets":[{"name":"r"},{"name":"r"},{"name":""}],`+
+			`"dnsConfig":{"nameservers":["2001:db8:0:0::1"]},"containers":[{"name":"c","image":"busybox"}]}}`),
+		wlPost("containers", "pods", psPod("w3", `"terminationGracePeriodSeconds":-1,"initContainers":[{"name":"i","image":"busybox","ports":[{"name":"http","containerPort":80}]}],`,
+			`,"resources":{"limits":{"memory":"1.5","ephemeral-storage":"2.5"},"requests":{"memory":"0.5"}},"env":[{"name":"A","value":"1"},{"name":"A","value":"2"},{"name":"B","value":"x"},{"name":"B","value":"$(B)y"},{"name":"B","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],`+
+				`"ports":[{"name":"http","containerPort":80},{"containerPort":81,"hostIP":"10.0.0.1"},{"containerPort":82,"hostPort":82},{"containerPort":82,"hostPort":8282},{"containerPort":83,"hostPort":83,"hostIP":"10.0.0.1"},{"containerPort":83,"hostPort":83}]`)),
+		wlPost("template warnings", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"nodeSelector":{"beta.kubernetes.io/os":"linux"},"containers":[{"name":"c","image":"busybox","env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}]}}`)),
+		{Name: "pod template warnings", Method: "POST", Path: "/api/v1/namespaces/{ns}/podtemplates", Body: `{"metadata":{"name":"t1"},"template":{"spec":{"terminationGracePeriodSeconds":-5,"containers":[{"name":"c","image":"busybox"}]}}}`},
+		wlPost("cron job template warnings", "cronjobs", wlCronJob("cj1", `"schedule":"@daily",`, `"restartPolicy":"OnFailure","imagePullSecrets":[{"name":""}],`)),
+		wlMerge("update of a warned deployment", "/apis/apps/v1/namespaces/{ns}/deployments/d1", `{"spec":{"replicas":2}}`),
+		wlMerge("update of a warned pod", "/api/v1/namespaces/{ns}/pods/w3", `{"metadata":{"labels":{"a":"b"}}}`),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),

@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -205,17 +207,48 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 	return out
 }
 
-// kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
-// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy, a pod's
-// null label selectors (podSelectorWarnings), a TLS secret's pair that does not load.
-func kindWarnings(obj runtime.Object) []string {
+// kindWarnings are the warnings a kind's strategy gives for an object it creates (old nil) or
+// updates (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy,
+// a new pod's spec and a template's (podWarnings; a template's on update only when the spec
+// changes, as its generation does), a TLS secret's pair that does not load, a CSI driver's token requests
+// without serviceAccountTokenInSecrets.
+func kindWarnings(obj, old runtime.Object) []string {
+	specPath := field.NewPath("spec")
+	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
+		if t == nil || (old != nil && !specChanged(obj, old)) {
+			return nil
+		}
+		return podWarnings(&t.Spec, t.Annotations, prefix)
+	}
 	switch o := obj.(type) {
 	case *corev1.PersistentVolume:
 		if o.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
 			return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
 		}
 	case *corev1.Pod:
-		return podSelectorWarnings(&o.Spec)
+		// The pod strategy warns on create only: pods are updated often, and by controllers.
+		if old == nil {
+			return podWarnings(&o.Spec, o.Annotations, nil)
+		}
+	case *corev1.PodTemplate:
+		if old != nil && equality.Semantic.DeepEqual(o.Template, old.(*corev1.PodTemplate).Template) {
+			return nil
+		}
+		return podWarnings(&o.Template.Spec, o.Template.Annotations, field.NewPath("template"))
+	case *corev1.ReplicationController:
+		return template(o.Spec.Template, specPath.Child("template"))
+	case *appsv1.Deployment:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *appsv1.ReplicaSet:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *appsv1.StatefulSet:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *appsv1.DaemonSet:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *batchv1.Job:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *batchv1.CronJob:
+		return template(&o.Spec.JobTemplate.Spec.Template, specPath.Child("jobTemplate", "spec", "template"))
 	case *storagev1.CSIDriver:
 		// The strategy warns on update only when the token requests change; the fake whenever
 		// they are set.
@@ -238,44 +271,6 @@ func kindWarnings(obj runtime.Object) []string {
 		}
 	}
 	return nil
-}
-
-// podSelectorWarnings are the pod strategy's warnings for a topology spread constraint or a pod
-// (anti-)affinity term without a label selector, which matches no pod (pkg/api/pod's
-// warningsForPodSpecAndMeta; its other warnings are not reproduced).
-func podSelectorWarnings(spec *corev1.PodSpec) []string {
-	const noMatch = "%s: a null labelSelector results in matching no pod"
-	var warnings []string
-	specPath := field.NewPath("spec")
-	for i, c := range spec.TopologySpreadConstraints {
-		if c.LabelSelector == nil {
-			warnings = append(warnings, fmt.Sprintf(noMatch, specPath.Child("topologySpreadConstraints").Index(i).Child("labelSelector")))
-		}
-	}
-	a := spec.Affinity
-	if a == nil {
-		return warnings
-	}
-	terms := func(name string, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) {
-		p := specPath.Child("affinity", name)
-		for i, t := range required {
-			if t.LabelSelector == nil {
-				warnings = append(warnings, fmt.Sprintf(noMatch, p.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i).Child("labelSelector")))
-			}
-		}
-		for i, t := range preferred {
-			if t.PodAffinityTerm.LabelSelector == nil {
-				warnings = append(warnings, fmt.Sprintf(noMatch, p.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i).Child("podAffinityTerm", "labelSelector")))
-			}
-		}
-	}
-	if pa := a.PodAffinity; pa != nil {
-		terms("podAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	if pa := a.PodAntiAffinity; pa != nil {
-		terms("podAntiAffinity", pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	return warnings
 }
 
 // create serves POST on a collection.
@@ -319,7 +314,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err != nil {
 		return nil, nil, err
 	}
-	warnings = append(warnings, kindWarnings(d.obj)...)
+	warnings = append(warnings, kindWarnings(d.obj, nil)...)
 	m, err := meta.Accessor(d.obj)
 	if err != nil {
 		return nil, nil, internalError("%s: %v", r.gvk.Kind, err)
