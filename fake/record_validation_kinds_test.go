@@ -8,8 +8,8 @@ import (
 // validationKindCases are the requests that show kube-apiserver 1.37.2's validation of
 // persistent volumes, limit ranges and nodes (on create and update), of jobs' pod failure and
 // success policies, of claims' data sources, of admission webhook configurations, of HPAs'
-// container resource metrics and of volume attachments, CSI drivers and runtime classes, recorded
-// into
+// container resource metrics and of volume attachments, CSI drivers and runtime classes, and the
+// LimitRanger admission plugin's bounds, recorded into
 // testdata/observed-validation-kinds.json (TestRecordValidationKinds) and replayed against the
 // fake (TestObservedValidationKinds). Limit ranges' maps hold one resource per limit: the
 // apiserver walks them in Go's random order, as are nodes' capacities. Case names start with
@@ -185,6 +185,29 @@ var validationKindCases = []writeCase{
 		clusterPost("runtime class without handler", "node.k8s.io/v1/runtimeclasses", `{"metadata":{"name":"{ns}-rc2"}}`),
 		{Name: "merge patch runtime class handler", Method: "PATCH", Path: "/apis/node.k8s.io/v1/runtimeclasses/{ns}-rc", ContentType: "application/merge-patch+json", Body: `{"handler":"crun"}`},
 	}},
+	{Name: "kind-limitranger", Steps: []writeStep{
+		nsStep(),
+		lrPost("limit range", "bounds", `{"type":"Container","min":{"cpu":"100m"},"max":{"memory":"1Gi"},"maxLimitRequestRatio":{"memory":"2"}},{"type":"Pod","max":{"cpu":"2"}},`+
+			`{"type":"PersistentVolumeClaim","min":{"storage":"1Gi"},"max":{"storage":"10Gi"}}`),
+		wlPost("pod within bounds", "pods", lrPod("p1", `{"requests":{"cpu":"200m","memory":"512Mi"},"limits":{"cpu":"500m","memory":"768Mi"}}`)),
+		wlPost("request below min", "pods", lrPod("p2", `{"requests":{"cpu":"50m","memory":"512Mi"},"limits":{"cpu":"500m","memory":"768Mi"}}`)),
+		wlPost("limit above max", "pods", lrPod("p3", `{"requests":{"cpu":"200m","memory":"1Gi"},"limits":{"cpu":"500m","memory":"2Gi"}}`)),
+		wlPost("ratio above max", "pods", lrPod("p4", `{"requests":{"cpu":"200m","memory":"256Mi"},"limits":{"cpu":"500m","memory":"1Gi"}}`)),
+		wlPost("pod without cpu limit", "pods", lrPod("p5", `{"requests":{"cpu":"200m","memory":"512Mi"},"limits":{"memory":"768Mi"}}`)),
+		wlPost("pod limit above max", "pods", `{"metadata":{"name":"p6"},"spec":{"containers":[`+
+			`{"name":"a","image":"busybox","resources":{"requests":{"cpu":"200m","memory":"512Mi"},"limits":{"cpu":"1500m","memory":"768Mi"}}},`+
+			`{"name":"b","image":"busybox","resources":{"requests":{"cpu":"200m","memory":"512Mi"},"limits":{"cpu":"1","memory":"768Mi"}}}]}}`),
+		wlPost("several violations", "pods", lrPod("p7", `{"requests":{"cpu":"10m","memory":"100Mi"},"limits":{"cpu":"3","memory":"4Gi"}}`)),
+		wlPost("invalid and out of bounds", "pods", `{"metadata":{"name":"p8"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"10m"}}}]}}`),
+		{Name: "claim below min", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c1"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"500Mi"}}}}`},
+		{Name: "claim above max", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c2"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"20Gi"}}}}`},
+		{Name: "claim within bounds", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c3"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"5Gi"}}}}`},
+	}},
+}
+
+// lrPod is a pod with one container of the resources given (a JSON object).
+func lrPod(name, resources string) string {
+	return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"busybox","resources":` + resources + `}]}}`
 }
 
 // clusterPost creates a cluster-scoped object of the group/version/resource path given.

@@ -388,6 +388,9 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
 		return nil, err
 	}
+	if err := s.checkLimitRanges(ctx, r, obj, m.GetName()); err != nil {
+		return nil, err
+	}
 	if j, ok := obj.(*batchv1.Job); ok {
 		// The apiserver answers with the job it stored, read back and defaulted again
 		// (reference/observed-defaults.md, job: the template's generated labels are the job's).
