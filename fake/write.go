@@ -210,8 +210,8 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 // kindWarnings are the warnings a kind's strategy gives for an object it creates (old nil) or
 // updates (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy,
 // a new pod's spec and a template's (podWarnings; a template's on update only when the spec
-// changes, as its generation does), a TLS secret's pair that does not load, a CSI driver's token requests
-// without serviceAccountTokenInSecrets.
+// changes, as its generation does), a TLS secret's pair that does not load, a CSI driver's token
+// requests without serviceAccountTokenInSecrets.
 func kindWarnings(obj, old runtime.Object) []string {
 	specPath := field.NewPath("spec")
 	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
