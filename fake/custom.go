@@ -120,7 +120,8 @@ func contains(s []string, x string) bool {
 // validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, a
 // custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place,
 // the spec of pods and workloads (validate_workloads.go), and the spec rules of the other
-// built-in kinds that validateCoreKind knows (on their main resource).
+// built-in kinds that validateCoreKind knows (on their main resource) and validateCoreStatus
+// (on their status).
 func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
@@ -150,8 +151,11 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 		return errs
 	default:
 		errs := validateWorkloadKind(obj, old)
-		if subresource == "" {
+		switch {
+		case subresource == "":
 			errs = append(errs, validateCoreKind(obj, old)...)
+		case subresource == "status" && old != nil:
+			errs = append(errs, validateCoreStatus(obj, old)...)
 		}
 		return errs
 	}

@@ -94,6 +94,14 @@ func applyDefaults(obj runtime.Object) {
 		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
 			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
 		}
+		// The apiserver's conversion through its internal type, which has podCIDRs only: a set
+		// podCIDR that differs from podCIDRs[0] replaces the list, and podCIDR is podCIDRs[0].
+		switch s := &o.Spec; {
+		case s.PodCIDR != "" && (len(s.PodCIDRs) == 0 || s.PodCIDR != s.PodCIDRs[0]):
+			s.PodCIDRs = []string{s.PodCIDR}
+		case len(s.PodCIDRs) > 0:
+			s.PodCIDR = s.PodCIDRs[0]
+		}
 	case *corev1.PersistentVolume:
 		if o.Spec.PersistentVolumeReclaimPolicy == "" {
 			o.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain

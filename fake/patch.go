@@ -129,6 +129,9 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 		applyDefaults(obj) // as the apiserver defaults the patched object it decodes
 	}
 	s.stampManagedFieldsOf(old, obj) // old is cur decoded (nil when cur is)
+	if t.subresource == "" {
+		warnings = append(warnings, kindWarnings(obj, old)...)
+	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {
 		b, err := s.createPatched(ctx, t, obj, dry)

@@ -21,9 +21,7 @@ func TestObservedValidationCore(t *testing.T) { validationCoreRecording.replay(t
 // knownValidationCoreDifferences are the steps of validationCoreCases whose answers differ from
 // the record, and why. As knownDifferences, a listed step still must match in status code and
 // reason.
-var knownValidationCoreDifferences = map[string]string{
-	"core-secret/tls not PEM": "the secret strategy's warning for a TLS pair that does not parse is not emitted: validateKind returns causes, not warnings",
-}
+var knownValidationCoreDifferences = map[string]string{}
 
 // The cases' names are prefixed "core-", so the two lists never name one step.
 func init() { maps.Copy(knownDifferences, knownValidationCoreDifferences) }

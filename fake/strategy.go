@@ -86,6 +86,7 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		// The StorageObjectInUseProtection admission plugin's finalizer, and the strategy's phase.
 		addFinalizer(m, "kubernetes.io/pvc-protection")
 		o.Status.Phase = corev1.ClaimPending
+		prepareClaimDataSources(&o.Spec, nil)
 	case *coordinationv1.Lease:
 		prepareLease(o, nil)
 	case *corev1.PersistentVolume:
@@ -280,6 +281,8 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 		nextTemplateGeneration(o, old.(*appsv1.DaemonSet))
 	case *coordinationv1.Lease:
 		prepareLease(o, old.(*coordinationv1.Lease))
+	case *corev1.PersistentVolumeClaim:
+		prepareClaimDataSources(&o.Spec, &old.(*corev1.PersistentVolumeClaim).Spec)
 	case *corev1.Namespace:
 		o.Status = old.(*corev1.Namespace).Status
 		if subresource != "finalize" {
@@ -387,4 +390,28 @@ func validateMeta(t *resourceType, m metav1Object) field.ErrorList {
 // finalizers, owner references, immutable name and namespace; the name was validated on create).
 func validateMetaUpdate(m, old metav1Object) field.ErrorList {
 	return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, field.NewPath("metadata"))
+}
+
+// prepareClaimDataSources is what the claim strategy does to a claim's data sources on create (old
+// nil) and update: a reference's namespace is dropped (CrossNamespaceVolumeDataSource is off)
+// unless the old claim has one; a new claim's dataSource other than a claim or a volume snapshot,
+// without a dataSourceRef, is dropped as older apiservers did; then each of dataSource and
+// dataSourceRef is filled from the other (a namespaced reference has no dataSource).
+func prepareClaimDataSources(s, old *corev1.PersistentVolumeClaimSpec) {
+	if r := s.DataSourceRef; r != nil && r.Namespace != nil && (old == nil || old.DataSourceRef == nil || old.DataSourceRef.Namespace == nil) {
+		r.Namespace = nil
+	}
+	inUse := old != nil && (old.DataSource != nil || old.DataSourceRef != nil)
+	if d := s.DataSource; d != nil && !inUse && s.DataSourceRef == nil {
+		group := ptr.Deref(d.APIGroup, "")
+		if !(d.Kind == "PersistentVolumeClaim" && group == "") && !(d.Kind == "VolumeSnapshot" && group == "snapshot.storage.k8s.io") {
+			s.DataSource = nil
+		}
+	}
+	switch {
+	case s.DataSource != nil && s.DataSourceRef == nil:
+		s.DataSourceRef = &corev1.TypedObjectReference{APIGroup: s.DataSource.APIGroup, Kind: s.DataSource.Kind, Name: s.DataSource.Name}
+	case s.DataSourceRef != nil && s.DataSource == nil && ptr.Deref(s.DataSourceRef.Namespace, "") == "":
+		s.DataSource = &corev1.TypedLocalObjectReference{APIGroup: s.DataSourceRef.APIGroup, Kind: s.DataSourceRef.Kind, Name: s.DataSourceRef.Name}
+	}
 }

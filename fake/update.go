@@ -56,12 +56,12 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
-	warnings = append(warnings, kindWarnings(d.obj)...)
 	manager := opts.FieldManager
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
-	b, created, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
+	b, created, kw, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
+	warnings = append(warnings, kw...)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -77,47 +77,51 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 // updateObject stores obj as the new state of the object t names (its status only, for the
 // status subresource), with the apiserver's update rules; created says a missing object was
 // created (resources that allow create on update).
-func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object, dry bool, manager string) ([]byte, bool, error) {
+func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object, dry bool, manager string) ([]byte, bool, []string, error) {
 	r := t.res
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		return nil, false, internalError("%s: %v", r.gvk.Kind, err)
+		return nil, false, nil, internalError("%s: %v", r.gvk.Kind, err)
 	}
 	if m.GetName() != t.name {
-		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), t.name))
+		return nil, false, nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), t.name))
 	}
 	if err := matchNamespace(r, t.namespace, m); err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer s.lockObject(r, t.namespace, t.name)()
 	cur, err := current(ctx, r, t.namespace, t.name)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	if cur == nil {
 		if !r.createOnUpdate || t.subresource != "" {
-			return nil, false, apierrors.NewNotFound(r.gvr.GroupResource(), t.name)
+			return nil, false, nil, apierrors.NewNotFound(r.gvr.GroupResource(), t.name)
 		}
 		if m.GetResourceVersion() != "" {
 			// An RV names a version that does not exist: the apiserver's conflict for a precondition
 			// on a missing object.
-			return nil, false, conflict(r, t.name)
+			return nil, false, nil, conflict(r, t.name)
 		}
 		if err := s.trackCreate(r, obj, manager); err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		s.fillSystemFields(m)
 		s.admitLimitRanges(ctx, obj)
 		prepareCreate(r.resourceType, obj, m)
 		b, err := s.createNamed(ctx, r, obj, m, dry)
-		return b, true, err
+		return b, true, kindWarnings(obj, nil), err
 	}
 	old, err := decodeStored(r.resourceType, cur)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
+	}
+	var warnings []string
+	if t.subresource == "" {
+		warnings = kindWarnings(obj, old)
 	}
 	b, err := s.updateHeld(t, obj, old, cur, dry, manager, false)
-	return b, false, err
+	return b, false, warnings, err
 }
 
 // updateHeld applies the update rules to a decoded new state of an existing object and stores

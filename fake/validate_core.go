@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"reflect"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -27,25 +29,40 @@ import (
 // walks a map (a ConfigMap's or Secret's keys), in the order of the sorted keys, as the
 // apiserver's own order is Go's random one. This file holds the dispatch, config maps, secrets
 // and the format helpers; validate_service.go, validate_endpoints.go, validate_quota.go,
-// validate_rbac.go, validate_network.go, validate_groups.go and validate_hpa.go the other kinds.
+// validate_rbac.go, validate_network.go, validate_groups.go, validate_hpa.go and validate_volumes.go
+// the other kinds.
 
 // validateCoreKind is the spec validation of a Service, Endpoints, EndpointSlice, ConfigMap,
-// Secret, ResourceQuota, RBAC object, Lease, PersistentVolumeClaim, PodDisruptionBudget,
-// HorizontalPodAutoscaler, NetworkPolicy, Ingress, IngressClass, PriorityClass or StorageClass on
-// create (old nil) and update; other kinds have none here.
+// Secret, ResourceQuota, RBAC object, Lease, PersistentVolume, PersistentVolumeClaim, LimitRange,
+// PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, Ingress, IngressClass,
+// PriorityClass or StorageClass on create (old nil) and update; other kinds have none here.
 func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 	return uniqueCauses(coreKindCauses(obj, old))
+}
+
+// validateCoreStatus is the validation of an update of a built-in kind's status that
+// validateWorkloadKind does not do: a node's (validateNodeUpdate).
+func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
+	if n, ok := obj.(*corev1.Node); ok {
+		return uniqueCauses(validateNodeUpdate(n, old.(*corev1.Node), true))
+	}
+	return nil
+}
+
+// oldAs is an update's old object as the kind's type, or the type's nil on create.
+func oldAs[T runtime.Object](old runtime.Object) T {
+	if old == nil {
+		var none T
+		return none
+	}
+	return old.(T)
 }
 
 // coreKindCauses is validateCoreKind before uniqueCauses.
 func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Service:
-		var prev *corev1.Service
-		if old != nil {
-			prev = old.(*corev1.Service)
-		}
-		return validateService(o, prev)
+		return validateService(o, oldAs[*corev1.Service](old))
 	case *corev1.ConfigMap:
 		errs := field.ErrorList{}
 		if old != nil {
@@ -58,6 +75,26 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 			errs = validateSecretUpdate(o, old.(*corev1.Secret))
 		}
 		return append(errs, validateSecret(o)...)
+	case *corev1.PersistentVolume:
+		return validatePersistentVolume(o, oldAs[*corev1.PersistentVolume](old))
+	case *corev1.LimitRange:
+		return validateLimitRange(o)
+	case *storagev1.VolumeAttachment:
+		return validateVolumeAttachment(o, oldAs[*storagev1.VolumeAttachment](old))
+	case *storagev1.CSIDriver:
+		return validateCSIDriver(o, oldAs[*storagev1.CSIDriver](old))
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o, oldAs[*nodev1.RuntimeClass](old))
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		return validateWebhooks(validatingWebhooks(o), webhookOptionsFor(validatingWebhooks(oldAs[*admissionregistrationv1.ValidatingWebhookConfiguration](old)), old != nil))
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		return validateWebhooks(mutatingWebhooks(o), webhookOptionsFor(mutatingWebhooks(oldAs[*admissionregistrationv1.MutatingWebhookConfiguration](old)), old != nil))
+	case *corev1.Node:
+		errs := validateNode(o)
+		if old != nil {
+			errs = append(errs, validateNodeUpdate(o, old.(*corev1.Node), false)...)
+		}
+		return errs
 	case *corev1.PersistentVolumeClaim:
 		errs := validatePVCSpec(&o.Spec, field.NewPath("spec"))
 		if old != nil {
@@ -81,49 +118,21 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		}
 		return validateBinding(o.RoleRef, o.Subjects, prev, false)
 	case *corev1.ResourceQuota:
-		var prev *corev1.ResourceQuota
-		if old != nil {
-			prev = old.(*corev1.ResourceQuota)
-		}
-		return validateResourceQuota(o, prev)
+		return validateResourceQuota(o, oldAs[*corev1.ResourceQuota](old))
 	case *corev1.Endpoints:
-		var prev *corev1.Endpoints
-		if old != nil {
-			prev = old.(*corev1.Endpoints)
-		}
-		return validateEndpoints(o, prev)
+		return validateEndpoints(o, oldAs[*corev1.Endpoints](old))
 	case *discoveryv1.EndpointSlice:
-		var prev *discoveryv1.EndpointSlice
-		if old != nil {
-			prev = old.(*discoveryv1.EndpointSlice)
-		}
-		return validateEndpointSlice(o, prev)
+		return validateEndpointSlice(o, oldAs[*discoveryv1.EndpointSlice](old))
 	case *networkingv1.NetworkPolicy:
 		return validateNetworkPolicySpec(&o.Spec, field.NewPath("spec"))
 	case *networkingv1.Ingress:
-		var prev *networkingv1.Ingress
-		if old != nil {
-			prev = old.(*networkingv1.Ingress)
-		}
-		return validateIngress(o, prev)
+		return validateIngress(o, oldAs[*networkingv1.Ingress](old))
 	case *networkingv1.IngressClass:
-		var prev *networkingv1.IngressClass
-		if old != nil {
-			prev = old.(*networkingv1.IngressClass)
-		}
-		return validateIngressClass(o, prev)
+		return validateIngressClass(o, oldAs[*networkingv1.IngressClass](old))
 	case *schedulingv1.PriorityClass:
-		var prev *schedulingv1.PriorityClass
-		if old != nil {
-			prev = old.(*schedulingv1.PriorityClass)
-		}
-		return validatePriorityClass(o, prev)
+		return validatePriorityClass(o, oldAs[*schedulingv1.PriorityClass](old))
 	case *storagev1.StorageClass:
-		var prev *storagev1.StorageClass
-		if old != nil {
-			prev = old.(*storagev1.StorageClass)
-		}
-		return validateStorageClass(o, prev)
+		return validateStorageClass(o, oldAs[*storagev1.StorageClass](old))
 	case *coordinationv1.Lease:
 		return validateLeaseSpec(&o.Spec, field.NewPath("spec"))
 	case *policyv1.PodDisruptionBudget:

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // The spec validation of kube-apiserver 1.37.2 for leases (coordination.k8s.io), pod disruption
@@ -157,6 +158,27 @@ func validateHPASpec(spec, old *autoscalingv2.HorizontalPodAutoscalerSpec, path 
 // pvcAccessModes are the supported access modes.
 var pvcAccessModes = []string{string(corev1.ReadOnlyMany), string(corev1.ReadWriteMany), string(corev1.ReadWriteOnce), string(corev1.ReadWriteOncePod)}
 
+// validateAccessModes is the apiserver's check of a volume's or a claim's access modes: each
+// supported, ReadWriteOncePod alone.
+func validateAccessModes(modes []corev1.PersistentVolumeAccessMode, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	oncePod, other := false, false
+	for _, m := range modes {
+		switch {
+		case !contains(pvcAccessModes, string(m)):
+			errs = append(errs, field.NotSupported(fldPath, m, pvcAccessModes))
+		case m == corev1.ReadWriteOncePod:
+			oncePod = true
+		default:
+			other = true
+		}
+	}
+	if oncePod && other {
+		errs = append(errs, field.Forbidden(fldPath, "may not use ReadWriteOncePod with other access modes"))
+	}
+	return errs
+}
+
 // validatePVCSpec is the apiserver's ValidatePersistentVolumeClaimSpec for access modes, the
 // storage request, the class name and the volume mode.
 func validatePVCSpec(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) field.ErrorList {
@@ -167,20 +189,7 @@ func validatePVCSpec(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) f
 	if spec.Selector != nil {
 		errs = append(errs, metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, path.Child("selector"))...)
 	}
-	oncePod, other := false, false
-	for _, m := range spec.AccessModes {
-		switch {
-		case !contains(pvcAccessModes, string(m)):
-			errs = append(errs, field.NotSupported(path.Child("accessModes"), m, pvcAccessModes))
-		case m == corev1.ReadWriteOncePod:
-			oncePod = true
-		default:
-			other = true
-		}
-	}
-	if oncePod && other {
-		errs = append(errs, field.Forbidden(path.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validateAccessModes(spec.AccessModes, path.Child("accessModes"))...)
 	storagePath := path.Child("resources").Key(string(corev1.ResourceStorage))
 	if q, ok := spec.Resources.Requests[corev1.ResourceStorage]; !ok {
 		errs = append(errs, field.Required(storagePath, ""))
@@ -194,6 +203,54 @@ func validatePVCSpec(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) f
 	}
 	if m := spec.VolumeMode; m != nil && *m != corev1.PersistentVolumeBlock && *m != corev1.PersistentVolumeFilesystem {
 		errs = append(errs, field.NotSupported(path.Child("volumeMode"), *m, []string{string(corev1.PersistentVolumeBlock), string(corev1.PersistentVolumeFilesystem)}))
+	}
+	return append(errs, validateClaimDataSources(spec, path)...)
+}
+
+// validateClaimDataSources is the apiserver's validation of a claim spec's dataSource and
+// dataSourceRef: names, kinds, API groups (a kind of the core group is PersistentVolumeClaim), the
+// reference's namespace, and the two alike unless the reference is namespaced.
+func validateClaimDataSources(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	ref := func(group *string, kind, name string, p *field.Path) {
+		if name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		if kind == "" {
+			errs = append(errs, field.Required(p.Child("kind"), ""))
+		}
+		g := ptr.Deref(group, "")
+		if g == "" && kind != "PersistentVolumeClaim" {
+			errs = append(errs, field.Invalid(p, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"))
+		}
+		if g != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(g) {
+				errs = append(errs, field.Invalid(p.Child("apiGroup"), g, msg))
+			}
+		}
+	}
+	d, r := spec.DataSource, spec.DataSourceRef
+	if d != nil {
+		ref(d.APIGroup, d.Kind, d.Name, path.Child("dataSource"))
+	}
+	if r != nil {
+		ref(r.APIGroup, r.Kind, r.Name, path.Child("dataSourceRef"))
+		if ns := ptr.Deref(r.Namespace, ""); ns != "" {
+			for _, msg := range validation.IsDNS1123Label(ns) {
+				errs = append(errs, field.Invalid(path.Child("dataSourceRef", "namespace"), ns, msg))
+			}
+		}
+	}
+	// The apiserver's value is a field path, which prints as {}.
+	switch {
+	case r != nil && ptr.Deref(r.Namespace, "") != "":
+		if d != nil {
+			errs = append(errs, field.Invalid(path, struct{}{}, "may not be specified when dataSourceRef.namespace is specified"))
+		}
+	case d != nil && r != nil:
+		if !equality.Semantic.DeepEqual(d.APIGroup, r.APIGroup) || d.Kind != r.Kind || d.Name != r.Name {
+			errs = append(errs, field.Invalid(path, struct{}{}, "must match dataSourceRef"))
+		}
 	}
 	return errs
 }

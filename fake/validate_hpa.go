@@ -108,6 +108,8 @@ func validateMetricSpec(m *autoscalingv2.MetricSpec, oldInvalidObject bool, path
 			s, p := m.ContainerResource, path.Child("containerResource")
 			if s.Name == "" {
 				errs = append(errs, field.Required(p.Child("name"), "must specify a resource name"))
+			} else {
+				errs = append(errs, validateContainerResourceName(s.Name, p.Child("name"))...)
 			}
 			if s.Container == "" {
 				errs = append(errs, field.Required(p.Child("container"), "must specify a container"))

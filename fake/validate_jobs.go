@@ -2,6 +2,8 @@ package fake
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -159,12 +162,18 @@ func validateJobSpec(s *batchv1.JobSpec, fldPath *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(fldPath.Child("backoffLimitPerIndex"), "when maxFailedIndexes is specified"))
 		}
 	}
+	if m := s.ManagedBy; m != nil {
+		errs = append(errs, validation.IsDomainPrefixedPath(fldPath.Child("managedBy"), *m)...)
+		if len(*m) > maxManagedByLength {
+			errs = append(errs, field.TooLong(fldPath.Child("managedBy"), "", maxManagedByLength))
+		}
+	}
 	if m := s.CompletionMode; m != nil {
 		if *m != batchv1.NonIndexedCompletion && *m != batchv1.IndexedCompletion {
 			errs = append(errs, field.NotSupported(fldPath.Child("completionMode"), m, []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
 		}
-		if *m == batchv1.IndexedCompletion && s.Completions == nil {
-			errs = append(errs, field.Required(fldPath.Child("completions"), "when completion mode is Indexed"))
+		if *m == batchv1.IndexedCompletion {
+			errs = append(errs, validateIndexedJob(s, fldPath)...)
 		}
 	}
 	if ptr.Deref(s.CompletionMode, batchv1.NonIndexedCompletion) == batchv1.NonIndexedCompletion {
@@ -173,6 +182,16 @@ func validateJobSpec(s *batchv1.JobSpec, fldPath *field.Path) field.ErrorList {
 		}
 		if s.MaxFailedIndexes != nil {
 			errs = append(errs, field.Invalid(fldPath.Child("maxFailedIndexes"), *s.MaxFailedIndexes, "requires indexed completion mode"))
+		}
+	}
+	if s.PodFailurePolicy != nil {
+		errs = append(errs, validatePodFailurePolicy(s, fldPath.Child("podFailurePolicy"))...)
+	}
+	if sp := s.SuccessPolicy; sp != nil {
+		if ptr.Deref(s.CompletionMode, batchv1.NonIndexedCompletion) != batchv1.IndexedCompletion {
+			errs = append(errs, field.Invalid(fldPath.Child("successPolicy"), goNames{*sp}, "requires indexed completion mode"))
+		} else {
+			errs = append(errs, validateSuccessPolicy(s, fldPath.Child("successPolicy"))...)
 		}
 	}
 	if p := s.PodReplacementPolicy; p != nil {
@@ -288,4 +307,241 @@ func validTimeZonePart(s string) bool {
 		}
 	}
 	return true
+}
+
+// The apiserver's limits of indexed jobs, their pod failure and success policies and their
+// managedBy, each sized there for the status it bounds (completed and failed indexes).
+const (
+	maxParallelismForIndexedJob             = 100_000
+	maxFailedIndexesForIndexedJob           = 100_000
+	completionsSoftLimit                    = 100_000
+	parallelismLimitForHighCompletions      = 10_000
+	maxFailedIndexesLimitForHighCompletions = 10_000
+	maxPodFailurePolicyRules                = 20
+	maxPodFailurePolicyOnExitCodesValues    = 255
+	maxPodFailurePolicyOnPodConditions      = 20
+	maxManagedByLength                      = 63
+	maxSucceededIndexesLength               = 64 * 1024
+	maxSuccessPolicyRules                   = 20
+)
+
+// The values the apiserver accepts in a pod failure policy, sorted as it lists them.
+var (
+	podFailurePolicyActions = []batchv1.PodFailurePolicyAction{batchv1.PodFailurePolicyActionCount, batchv1.PodFailurePolicyActionFailIndex,
+		batchv1.PodFailurePolicyActionFailJob, batchv1.PodFailurePolicyActionIgnore}
+	podFailurePolicyOperators = []batchv1.PodFailurePolicyOnExitCodesOperator{batchv1.PodFailurePolicyOnExitCodesOpIn, batchv1.PodFailurePolicyOnExitCodesOpNotIn}
+	podFailurePolicyStatuses  = []corev1.ConditionStatus{corev1.ConditionFalse, corev1.ConditionTrue, corev1.ConditionUnknown}
+)
+
+// validValues is the detail of a pod failure policy's missing value: the values it may take.
+func validValues(vs ...string) string { return fmt.Sprintf("valid values: %q", vs) }
+
+// validateIndexedJob is the apiserver's validation of an indexed job's counts: completions set,
+// parallelism and failed indexes bounded, and tighter bounds above completionsSoftLimit with a
+// backoff limit per index.
+func validateIndexedJob(s *batchv1.JobSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.Completions == nil {
+		errs = append(errs, field.Required(fldPath.Child("completions"), "when completion mode is Indexed"))
+	}
+	if p := s.Parallelism; p != nil && *p > maxParallelismForIndexedJob {
+		errs = append(errs, field.Invalid(fldPath.Child("parallelism"), *p, fmt.Sprintf("must be less than or equal to %d when completion mode is Indexed", maxParallelismForIndexedJob)))
+	}
+	m := s.MaxFailedIndexes
+	if s.Completions != nil && m != nil && *m > *s.Completions {
+		errs = append(errs, field.Invalid(fldPath.Child("maxFailedIndexes"), *m, "must be less than or equal to completions"))
+	}
+	if m != nil && *m > maxFailedIndexesForIndexedJob {
+		errs = append(errs, field.Invalid(fldPath.Child("maxFailedIndexes"), *m, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
+	}
+	if s.Completions != nil && *s.Completions > completionsSoftLimit && s.BackoffLimitPerIndex != nil {
+		const above = "when completions are above %d and used with backoff limit per index"
+		if m == nil {
+			errs = append(errs, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", completionsSoftLimit)))
+		}
+		if p := s.Parallelism; p != nil && *p > parallelismLimitForHighCompletions {
+			errs = append(errs, field.Invalid(fldPath.Child("parallelism"), *p, fmt.Sprintf("must be less than or equal to %d "+above, parallelismLimitForHighCompletions, completionsSoftLimit)))
+		}
+		if m != nil && *m > maxFailedIndexesLimitForHighCompletions {
+			errs = append(errs, field.Invalid(fldPath.Child("maxFailedIndexes"), *m, fmt.Sprintf("must be less than or equal to %d "+above, maxFailedIndexesLimitForHighCompletions, completionsSoftLimit)))
+		}
+	}
+	return errs
+}
+
+// validatePodFailurePolicy is the apiserver's validatePodFailurePolicy: at most 20 rules, each
+// with a supported action and exactly one of exit codes (a supported operator, a container of the
+// template, 1 to 255 ordered unique values, no 0 with In) and pod conditions (qualified types,
+// supported statuses).
+func validatePodFailurePolicy(s *batchv1.JobSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rulesPath := fldPath.Child("rules")
+	rules := s.PodFailurePolicy.Rules
+	if len(rules) > maxPodFailurePolicyRules {
+		errs = append(errs, field.TooMany(rulesPath, len(rules), maxPodFailurePolicyRules))
+	}
+	containers := sets.New[string]()
+	for _, c := range s.Template.Spec.Containers {
+		containers.Insert(c.Name)
+	}
+	for _, c := range s.Template.Spec.InitContainers {
+		containers.Insert(c.Name)
+	}
+	for i, r := range rules {
+		rp := rulesPath.Index(i)
+		ap := rp.Child("action")
+		switch {
+		case r.Action == "":
+			errs = append(errs, field.Required(ap, validValues("Count", "FailIndex", "FailJob", "Ignore")))
+		case r.Action == batchv1.PodFailurePolicyActionFailIndex:
+			if s.BackoffLimitPerIndex == nil {
+				errs = append(errs, field.Invalid(ap, r.Action, "requires the backoffLimitPerIndex to be set"))
+			}
+		case !slices.Contains(podFailurePolicyActions, r.Action):
+			errs = append(errs, field.NotSupported(ap, r.Action, podFailurePolicyActions))
+		}
+		if r.OnExitCodes != nil {
+			errs = append(errs, validateOnExitCodes(r.OnExitCodes, containers, rp.Child("onExitCodes"))...)
+		}
+		if len(r.OnPodConditions) > 0 {
+			cp := rp.Child("onPodConditions")
+			if len(r.OnPodConditions) > maxPodFailurePolicyOnPodConditions {
+				errs = append(errs, field.TooMany(cp, len(r.OnPodConditions), maxPodFailurePolicyOnPodConditions))
+			}
+			for j, c := range r.OnPodConditions {
+				pp := cp.Index(j)
+				errs = append(errs, validateQualifiedName(string(c.Type), pp.Child("type"))...)
+				switch {
+				case c.Status == "":
+					errs = append(errs, field.Required(pp.Child("status"), validValues("False", "True", "Unknown")))
+				case !slices.Contains(podFailurePolicyStatuses, c.Status):
+					errs = append(errs, field.NotSupported(pp.Child("status"), c.Status, podFailurePolicyStatuses))
+				}
+			}
+		}
+		switch {
+		case r.OnExitCodes != nil && len(r.OnPodConditions) > 0:
+			errs = append(errs, field.Invalid(rp, field.OmitValueType{}, "specifying both OnExitCodes and OnPodConditions is not supported"))
+		case r.OnExitCodes == nil && len(r.OnPodConditions) == 0:
+			errs = append(errs, field.Invalid(rp, field.OmitValueType{}, "specifying one of OnExitCodes and OnPodConditions is required"))
+		}
+	}
+	return errs
+}
+
+// validateOnExitCodes is the apiserver's validatePodFailurePolicyRuleOnExitCodes.
+func validateOnExitCodes(e *batchv1.PodFailurePolicyOnExitCodesRequirement, containers sets.Set[string], fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	op := fldPath.Child("operator")
+	switch {
+	case e.Operator == "":
+		errs = append(errs, field.Required(op, validValues("In", "NotIn")))
+	case !slices.Contains(podFailurePolicyOperators, e.Operator):
+		errs = append(errs, field.NotSupported(op, e.Operator, podFailurePolicyOperators))
+	}
+	if c := e.ContainerName; c != nil && !containers.Has(*c) {
+		errs = append(errs, field.Invalid(fldPath.Child("containerName"), *c, "must be one of the container or initContainer names in the pod template"))
+	}
+	vp := fldPath.Child("values")
+	switch {
+	case len(e.Values) == 0:
+		errs = append(errs, field.Invalid(vp, e.Values, "at least one value is required"))
+	case len(e.Values) > maxPodFailurePolicyOnExitCodesValues:
+		errs = append(errs, field.TooMany(vp, len(e.Values), maxPodFailurePolicyOnExitCodesValues))
+	}
+	seen := sets.New[int32]()
+	for j, v := range e.Values {
+		if e.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn && v == 0 {
+			errs = append(errs, field.Invalid(vp.Index(j), v, "must not be 0 for the In operator"))
+		}
+		if seen.Has(v) {
+			errs = append(errs, field.Duplicate(vp.Index(j), v))
+		}
+		seen.Insert(v)
+	}
+	if !slices.IsSorted(e.Values) {
+		errs = append(errs, field.Invalid(vp, e.Values, "must be ordered"))
+	}
+	return errs
+}
+
+// validateSuccessPolicy is the apiserver's validateSuccessPolicy of an indexed job: 1 to 20
+// rules, each with succeeded indexes (well formed, within completions) or a succeeded count
+// (within completions and the indexes).
+func validateSuccessPolicy(s *batchv1.JobSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rulesPath := fldPath.Child("rules")
+	rules := s.SuccessPolicy.Rules
+	if len(rules) == 0 {
+		errs = append(errs, field.Required(rulesPath, "at least one rules must be specified when the successPolicy is specified"))
+	}
+	if len(rules) > maxSuccessPolicyRules {
+		errs = append(errs, field.TooMany(rulesPath, len(rules), maxSuccessPolicyRules))
+	}
+	completions := ptr.Deref(s.Completions, 0)
+	for i, r := range rules {
+		rp := rulesPath.Index(i)
+		if r.SucceededCount == nil && r.SucceededIndexes == nil {
+			errs = append(errs, field.Required(rp, "at least one of succeededCount or succeededIndexes must be specified"))
+		}
+		var total int32
+		if idx := r.SucceededIndexes; idx != nil {
+			ip := rp.Child("succeededIndexes")
+			if len(*idx) > maxSucceededIndexesLength {
+				errs = append(errs, field.TooLong(ip, "", maxSucceededIndexesLength))
+			}
+			var err error
+			if total, err = countIndexes(*idx, completions); err != nil {
+				errs = append(errs, field.Invalid(ip, *idx, "error parsing succeededIndexes: "+err.Error()))
+			}
+		}
+		if c := r.SucceededCount; c != nil {
+			cp := rp.Child("succeededCount")
+			errs = append(errs, validateNonNegative(*c, cp)...)
+			if *c > completions {
+				errs = append(errs, field.Invalid(cp, *c, fmt.Sprintf("must be less than or equal to %d (the number of specified completions)", completions)))
+			}
+			if r.SucceededIndexes != nil && *c > total {
+				errs = append(errs, field.Invalid(cp, *c, fmt.Sprintf("must be less than or equal to %d (the number of indexes in the specified succeededIndexes field)", total)))
+			}
+		}
+	}
+	return errs
+}
+
+// countIndexes is the apiserver's validateIndexesFormat: comma-separated increasing indexes and
+// intervals ("0-2,4") below completions, and how many indexes they hold.
+func countIndexes(indexes string, completions int32) (int32, error) {
+	if indexes == "" {
+		return 0, nil
+	}
+	var total int32
+	last := int32(-1)
+	for _, interval := range strings.Split(indexes, ",") {
+		limits := strings.Split(interval, "-")
+		if len(limits) > 2 {
+			return 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", interval)
+		}
+		var bounds []int32
+		for _, l := range limits {
+			v, err := strconv.Atoi(l)
+			if err != nil {
+				return 0, fmt.Errorf("cannot convert string to integer for index: %q", l)
+			}
+			if v >= int(completions) {
+				return 0, fmt.Errorf("too large index: %q", l)
+			}
+			bounds = append(bounds, int32(v))
+		}
+		x, y := bounds[0], bounds[len(bounds)-1]
+		if len(bounds) == 2 && x >= y {
+			return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", x, y)
+		}
+		if last >= x {
+			return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", last, x)
+		}
+		total += y - x + 1
+		last = y
+	}
+	return total, nil
 }

@@ -21,29 +21,59 @@ import (
 // container validation it calls), for the rules a controller's tests meet: containers and init
 // containers (names, images, ports, environment variable names and value sources, volume mounts,
 // resources, pull and termination message policies, restart policies, probes and lifecycle
-// hooks), volumes' names and their number of sources, the restart and DNS policies, the node
-// selector, the service account and node names, hostname and subdomain, and
-// activeDeadlineSeconds. The causes come in the apiserver's order
-// (reference/observed-validation-workloads.md). Not reproduced: volume sources' contents, stop
-// signals, security contexts, affinity, tolerations, topology spread, DNS config, host aliases,
-// resource claims, pod-level resources, OS-specific rules.
+// hooks, envFrom, sub-paths and mount propagation, security contexts), volumes' names and their
+// number of sources, host network ports, the restart and DNS policies, the node selector, the
+// pod's security context (validate_podsecurity.go), process namespace sharing, pull secrets,
+// affinity, tolerations and topology spread (validate_scheduling.go), DNS config, readiness and
+// scheduling gates, the service account, node, priority class and runtime class names, hostname
+// and subdomain, activeDeadlineSeconds, host aliases, the preemption policy and overhead. The
+// causes come in the apiserver's order (reference/observed-validation-workloads.md,
+// observed-validation-podspec.md). Not reproduced: volume sources' contents, volume devices,
+// resize policies, stop signals, resource claims, pod-level resources, hostnameOverride, user
+// namespaces (hostUsers), OS-specific and Windows rules, ephemeral containers.
 
-// validatePodSpec validates a pod's spec or a pod template's, at fldPath.
-func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+// validatePodSpec validates a pod's spec or a pod template's, at fldPath; podName is the pod's
+// or the template's name.
+func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(fldPath.Child("terminationGracePeriodSeconds"), ""))
 	}
-	vols, verrs := validateVolumes(spec.Volumes, fldPath.Child("volumes"))
+	vols, verrs := validateVolumes(spec.Volumes, podName, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
-	grace := spec.TerminationGracePeriodSeconds
-	errs = append(errs, validateContainers(spec.Containers, vols, grace, fldPath.Child("containers"))...)
-	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, grace, fldPath.Child("initContainers"))...)
+	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds, hostUsers: ptr.Deref(spec.HostUsers, true)}
+	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
+	errs = append(errs, validateHostNetworkPorts(spec, fldPath.Child("containers"))...)
 	errs = append(errs, validateEnum(spec.RestartPolicy, fldPath.Child("restartPolicy"),
 		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
 	errs = append(errs, validateEnum(spec.DNSPolicy, fldPath.Child("dnsPolicy"),
 		[]corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone})...)
 	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
+	errs = append(errs, validatePodSecurityContext(spec, fldPath.Child("securityContext"))...)
+	if ptr.Deref(spec.ShareProcessNamespace, false) && spec.HostPID {
+		errs = append(errs, field.Invalid(fldPath.Child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
+	for i, s := range spec.ImagePullSecrets {
+		if s != (corev1.LocalObjectReference{Name: s.Name}) {
+			errs = append(errs, field.Invalid(fldPath.Child("imagePullSecrets").Index(i), goNames{s}, "only name may be set"))
+		}
+	}
+	errs = append(errs, validateAffinity(spec.Affinity, fldPath.Child("affinity"))...)
+	errs = append(errs, validateDNSConfig(spec.DNSConfig, spec.DNSPolicy, fldPath.Child("dnsConfig"))...)
+	for i, g := range spec.ReadinessGates {
+		errs = append(errs, validateQualifiedName(string(g.ConditionType), fldPath.Child("readinessGates").Index(i).Child("conditionType"))...)
+	}
+	gates := sets.New[string]()
+	for i, g := range spec.SchedulingGates {
+		p := fldPath.Child("schedulingGates").Index(i)
+		errs = append(errs, validateQualifiedName(g.Name, p)...)
+		if gates.Has(g.Name) {
+			errs = append(errs, field.Duplicate(p, g.Name))
+		}
+		gates.Insert(g.Name)
+	}
+	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, fldPath.Child("topologySpreadConstraints"))...)
 	if spec.ServiceAccountName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
 			errs = append(errs, field.Invalid(fldPath.Child("serviceAccountName"), spec.ServiceAccountName, msg))
@@ -63,6 +93,119 @@ func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 	if spec.Subdomain != "" {
 		errs = append(errs, validateDNSLabel(spec.Subdomain, fldPath.Child("subdomain"))...)
 	}
+	errs = append(errs, validateTolerations(spec.Tolerations, fldPath.Child("tolerations"))...)
+	for i, a := range spec.HostAliases {
+		p := fldPath.Child("hostAliases").Index(i)
+		errs = append(errs, validation.IsValidIPForLegacyField(p.Child("ip"), a.IP, true, nil)...)
+		for j, h := range a.Hostnames {
+			for _, msg := range validation.IsDNS1123Subdomain(h) {
+				errs = append(errs, field.Invalid(p.Child("hostnames").Index(j), h, msg))
+			}
+		}
+	}
+	for _, n := range []struct {
+		v    *string
+		name string
+	}{{&spec.PriorityClassName, "priorityClassName"}, {spec.RuntimeClassName, "runtimeClassName"}} {
+		if n.v == nil || (*n.v == "" && n.name == "priorityClassName") {
+			continue
+		}
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*n.v, false) {
+			errs = append(errs, field.Invalid(fldPath.Child(n.name), *n.v, msg))
+		}
+	}
+	if p := spec.PreemptionPolicy; p != nil {
+		errs = append(errs, validateOptionalEnum(*p, fldPath.Child("preemptionPolicy"), []corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever})...)
+	}
+	if spec.Overhead != nil {
+		// The apiserver validates overhead as a container's limits.
+		errs = append(errs, validateResources(&corev1.ResourceRequirements{Limits: spec.Overhead}, fldPath.Child("overhead"))...)
+	}
+	return errs
+}
+
+// containerContext is what a container's validation needs of its pod: the names of its valid
+// volumes, its grace period and whether it uses the host's user namespace.
+type containerContext struct {
+	vols      sets.Set[string]
+	grace     *int64
+	hostUsers bool
+}
+
+// validateHostNetworkPorts is the apiserver's validatePodHostNetworkDeps: with the host's network,
+// a host port, when set, is the container port. (A pod's unset host ports are defaulted to the
+// container ports before, so the apiserver's stricter rule for pods gives the same answers.)
+func validateHostNetworkPorts(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	if !spec.HostNetwork {
+		return nil
+	}
+	var errs field.ErrorList
+	for i, c := range spec.Containers {
+		for j, p := range c.Ports {
+			if p.HostPort != 0 && p.HostPort != p.ContainerPort {
+				errs = append(errs, field.Invalid(fldPath.Index(i).Child("ports").Index(j).Child("hostPort"), p.HostPort, "must match `containerPort` when `hostNetwork` is true"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateQualifiedName is the apiserver's ValidateQualifiedName.
+func validateQualifiedName(v string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(v) {
+		errs = append(errs, field.Invalid(fldPath, v, msg))
+	}
+	return errs
+}
+
+// The apiserver's DNS config limits (MaxDNSNameservers, MaxDNSSearchPaths, MaxDNSSearchListChars).
+const (
+	maxDNSNameservers     = 3
+	maxDNSSearchPaths     = 32
+	maxDNSSearchListChars = 2048
+)
+
+// validateDNSConfig is the apiserver's validatePodDNSConfig.
+func validateDNSConfig(c *corev1.PodDNSConfig, policy corev1.DNSPolicy, fldPath *field.Path) field.ErrorList {
+	if policy == corev1.DNSNone {
+		if c == nil {
+			return field.ErrorList{field.Required(fldPath, fmt.Sprintf("must provide `dnsConfig` when `dnsPolicy` is %s", corev1.DNSNone))}
+		}
+		if len(c.Nameservers) == 0 {
+			return field.ErrorList{field.Required(fldPath.Child("nameservers"), fmt.Sprintf("must provide at least one DNS nameserver when `dnsPolicy` is %s", corev1.DNSNone))}
+		}
+	}
+	if c == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if len(c.Nameservers) > maxDNSNameservers {
+		errs = append(errs, field.Invalid(fldPath.Child("nameservers"), c.Nameservers, fmt.Sprintf("must not have more than %v nameservers", maxDNSNameservers)))
+	}
+	for i, ns := range c.Nameservers {
+		errs = append(errs, validation.IsValidIPForLegacyField(fldPath.Child("nameservers").Index(i), ns, true, nil)...)
+	}
+	if len(c.Searches) > maxDNSSearchPaths {
+		errs = append(errs, field.Invalid(fldPath.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v search paths", maxDNSSearchPaths)))
+	}
+	if len(strings.Join(c.Searches, " ")) > maxDNSSearchListChars {
+		errs = append(errs, field.Invalid(fldPath.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v characters (including spaces) in the search list", maxDNSSearchListChars)))
+	}
+	for i, s := range c.Searches {
+		if s == "." {
+			continue
+		}
+		s = strings.TrimSuffix(s, ".")
+		for _, msg := range validation.IsDNS1123SubdomainWithUnderscore(s) {
+			errs = append(errs, field.Invalid(fldPath.Child("searches").Index(i), s, msg))
+		}
+	}
+	for i, o := range c.Options {
+		if o.Name == "" {
+			errs = append(errs, field.Required(fldPath.Child("options").Index(i), "must not be empty"))
+		}
+	}
 	return errs
 }
 
@@ -71,7 +214,7 @@ func validatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 func validatePodTemplateSpec(t *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fldPath.Child("labels"))
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(t.Annotations, fldPath.Child("annotations"))...)
-	errs = append(errs, validatePodSpec(&t.Spec, fldPath.Child("spec"))...)
+	errs = append(errs, validatePodSpec(&t.Spec, t.Name, fldPath.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
@@ -79,9 +222,10 @@ func validatePodTemplateSpec(t *corev1.PodTemplateSpec, fldPath *field.Path) fie
 }
 
 // validatePodOnly is what the apiserver validates of a pod's spec beyond a template's
-// (validatePodMetadataAndSpec): a non-negative grace period, images without surrounding spaces.
+// (validatePodMetadataAndSpec): projected tokens only with a service account, a non-negative grace
+// period, images without surrounding spaces.
 func validatePodOnly(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := validateProjectedTokens(spec, fldPath)
 	if g := spec.TerminationGracePeriodSeconds; g != nil {
 		errs = append(errs, apimachineryvalidation.ValidateNonnegativeField(*g, fldPath.Child("terminationGracePeriodSeconds"))...)
 	}
@@ -120,68 +264,9 @@ func validateDNSLabel(v string, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateVolumes checks the volumes' names (required, DNS labels, unique) and returns the names
-// of the valid ones, which volume mounts may refer to.
-func validateVolumes(vols []corev1.Volume, fldPath *field.Path) (sets.Set[string], field.ErrorList) {
-	var errs field.ErrorList
-	names := sets.New[string]()
-	for i, v := range vols {
-		namePath := fldPath.Index(i).Child("name")
-		el := validateVolumeSources(&v.VolumeSource, fldPath.Index(i))
-		if v.Name == "" {
-			el = append(el, field.Required(namePath, ""))
-		} else {
-			el = append(el, validateDNSLabel(v.Name, namePath)...)
-		}
-		if names.Has(v.Name) {
-			el = append(el, field.Duplicate(namePath, v.Name))
-		}
-		if len(el) == 0 {
-			names.Insert(v.Name)
-		}
-		errs = append(errs, el...)
-	}
-	return names, errs
-}
-
-// validateVolumeSources is the apiserver's count of a volume's sources: exactly one, the extra
-// ones reported in its order and by its names (downwarAPI and storageos are its spellings).
-// The sources' contents are not validated.
-func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	n := 0
-	for _, src := range []struct {
-		set  bool
-		name string
-	}{
-		{v.EmptyDir != nil, "emptyDir"}, {v.HostPath != nil, "hostPath"}, {v.GitRepo != nil, "gitRepo"},
-		{v.GCEPersistentDisk != nil, "gcePersistentDisk"}, {v.AWSElasticBlockStore != nil, "awsElasticBlockStore"},
-		{v.Secret != nil, "secret"}, {v.NFS != nil, "nfs"}, {v.ISCSI != nil, "iscsi"}, {v.Glusterfs != nil, "glusterfs"},
-		{v.Flocker != nil, "flocker"}, {v.PersistentVolumeClaim != nil, "persistentVolumeClaim"}, {v.RBD != nil, "rbd"},
-		{v.Cinder != nil, "cinder"}, {v.CephFS != nil, "cephFS"}, {v.Quobyte != nil, "quobyte"},
-		{v.DownwardAPI != nil, "downwarAPI"}, {v.FC != nil, "fc"}, {v.FlexVolume != nil, "flexVolume"},
-		{v.ConfigMap != nil, "configMap"}, {v.AzureFile != nil, "azureFile"}, {v.VsphereVolume != nil, "vsphereVolume"},
-		{v.PhotonPersistentDisk != nil, "photonPersistentDisk"}, {v.PortworxVolume != nil, "portworxVolume"},
-		{v.AzureDisk != nil, "azureDisk"}, {v.StorageOS != nil, "storageos"}, {v.Projected != nil, "projected"},
-		{v.ScaleIO != nil, "scaleIO"}, {v.CSI != nil, "csi"}, {v.Ephemeral != nil, "ephemeral"}, {v.Image != nil, "image"},
-	} {
-		switch {
-		case !src.set:
-		case n > 0:
-			errs = append(errs, field.Forbidden(fldPath.Child(src.name), "may not specify more than 1 volume type"))
-		default:
-			n++
-		}
-	}
-	if n == 0 {
-		errs = append(errs, field.Required(fldPath, "must specify a volume type"))
-	}
-	return errs
-}
-
 // validateContainers is the apiserver's validateContainers: at least one, each valid, names
 // unique.
-func validateContainers(cs []corev1.Container, vols sets.Set[string], grace *int64, fldPath *field.Path) field.ErrorList {
+func validateContainers(cs []corev1.Container, cc containerContext, fldPath *field.Path) field.ErrorList {
 	if len(cs) == 0 {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}
@@ -189,13 +274,13 @@ func validateContainers(cs []corev1.Container, vols sets.Set[string], grace *int
 	names := sets.New[string]()
 	for i := range cs {
 		path := fldPath.Index(i)
-		errs = append(errs, validateContainer(&cs[i], vols, path)...)
+		errs = append(errs, validateContainer(&cs[i], cc, path)...)
 		if names.Has(cs[i].Name) {
 			errs = append(errs, field.Duplicate(path.Child("name"), cs[i].Name))
 		} else {
 			names.Insert(cs[i].Name)
 		}
-		errs = append(errs, validateProbes(&cs[i], grace, path)...)
+		errs = append(errs, validateProbes(&cs[i], cc.grace, path)...)
 		errs = append(errs, validateContainerRestartPolicy(cs[i].RestartPolicy, cs[i].RestartPolicyRules, path)...)
 	}
 	return errs
@@ -203,7 +288,7 @@ func validateContainers(cs []corev1.Container, vols sets.Set[string], grace *int
 
 // validateInitContainers is the apiserver's validateInitContainers: each valid, names unique
 // among init and regular containers, probes and lifecycle only for restartable (sidecar) ones.
-func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string], grace *int64, fldPath *field.Path) field.ErrorList {
+func validateInitContainers(cs, regular []corev1.Container, cc containerContext, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -212,7 +297,7 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 	for i := range cs {
 		c := &cs[i]
 		path := fldPath.Index(i)
-		errs = append(errs, validateContainer(c, vols, path)...)
+		errs = append(errs, validateContainer(c, cc, path)...)
 		sidecar := ptr.Deref(c.RestartPolicy, "") == corev1.ContainerRestartPolicyAlways
 		switch {
 		case sidecar && len(c.RestartPolicyRules) > 0:
@@ -226,7 +311,7 @@ func validateInitContainers(cs, regular []corev1.Container, vols sets.Set[string
 			names.Insert(c.Name)
 		}
 		if sidecar {
-			errs = append(errs, validateProbes(c, grace, path)...)
+			errs = append(errs, validateProbes(c, cc.grace, path)...)
 		} else {
 			const msg = "may not be set for init containers without restartPolicy=Always"
 			if c.Lifecycle != nil {
@@ -390,7 +475,7 @@ func validateContainerRestartPolicy(p *corev1.ContainerRestartPolicy, rules []co
 
 // validateContainer is the apiserver's validateContainerCommon, for the rules listed at the top
 // of this file.
-func validateContainer(c *corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+func validateContainer(c *corev1.Container, cc containerContext, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(path.Child("name"), ""))
@@ -404,9 +489,11 @@ func validateContainer(c *corev1.Container, vols sets.Set[string], path *field.P
 		[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError})...)
 	errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
 	errs = append(errs, validateEnvNames(c.Env, path.Child("env"))...)
-	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, path.Child("volumeMounts"))...)
+	errs = append(errs, validateEnvFrom(c.EnvFrom, path.Child("envFrom"))...)
+	errs = append(errs, validateVolumeMounts(c, cc.vols, path.Child("volumeMounts"))...)
 	errs = append(errs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
 	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	errs = append(errs, validateSecurityContext(c.SecurityContext, cc.hostUsers, path.Child("securityContext"))...)
 	return errs
 }
 
@@ -466,36 +553,111 @@ func validateEnvNames(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList 
 	return errs
 }
 
-// validateEnvValueFrom is the apiserver's validateEnvVarValueFrom for the number of sources: one,
-// and none with a value.
+// validateEnvValueFrom is the apiserver's validateEnvVarValueFrom: each source's contents (but a
+// file key's), one source, and none with a value.
 func validateEnvValueFrom(e corev1.EnvVar, fldPath *field.Path) field.ErrorList {
 	vf := e.ValueFrom
 	if vf == nil {
 		return nil
 	}
+	var errs field.ErrorList
 	n := 0
-	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil, vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
-		if set {
-			n++
-		}
+	if vf.FieldRef != nil {
+		n++
+		errs = append(errs, validateFieldSelector(vf.FieldRef, envFieldPaths, fldPath.Child("fieldRef"))...)
+	}
+	if vf.ResourceFieldRef != nil {
+		n++
+		errs = append(errs, validateResourceFieldSelector(vf.ResourceFieldRef, false, fldPath.Child("resourceFieldRef"))...)
+	}
+	if r := vf.ConfigMapKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeySelector(r.Name, r.Key, fldPath.Child("configMapKeyRef"))...)
+	}
+	if r := vf.SecretKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeySelector(r.Name, r.Key, fldPath.Child("secretKeyRef"))...)
+	}
+	if vf.FileKeyRef != nil {
+		n++
 	}
 	switch {
 	case n == 0:
-		return field.ErrorList{field.Invalid(fldPath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`")}
+		errs = append(errs, field.Invalid(fldPath, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
 	case e.Value != "":
-		return field.ErrorList{field.Invalid(fldPath, "", "may not be specified when `value` is not empty")}
+		errs = append(errs, field.Invalid(fldPath, "", "may not be specified when `value` is not empty"))
 	case n > 1:
-		return field.ErrorList{field.Invalid(fldPath, "", "may not have more than one field specified at a time")}
+		errs = append(errs, field.Invalid(fldPath, "", "may not have more than one field specified at a time"))
 	}
-	return nil
+	return errs
+}
+
+// validateKeySelector is the apiserver's validateConfigMapKeySelector and
+// validateSecretKeySelector: a name (an empty one is invalid, not missing) and a key.
+func validateKeySelector(name, key string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+		errs = append(errs, field.Invalid(fldPath.Child("name"), name, msg))
+	}
+	if key == "" {
+		return append(errs, field.Required(fldPath.Child("key"), ""))
+	}
+	for _, msg := range validation.IsConfigMapKey(key) {
+		errs = append(errs, field.Invalid(fldPath.Child("key"), key, msg))
+	}
+	return errs
+}
+
+// validateEnvFrom is the apiserver's ValidateEnvFrom: relaxed prefixes, one source each, its
+// name.
+func validateEnvFrom(env []corev1.EnvFromSource, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range env {
+		p := fldPath.Index(i)
+		if e.Prefix != "" {
+			for _, msg := range validation.IsRelaxedEnvVarName(e.Prefix) {
+				errs = append(errs, field.Invalid(p.Child("prefix"), e.Prefix, msg))
+			}
+		}
+		type ref struct {
+			kind string
+			name *string
+		}
+		var refs []ref
+		if e.ConfigMapRef != nil {
+			refs = append(refs, ref{"configMapRef", &e.ConfigMapRef.Name})
+		}
+		if e.SecretRef != nil {
+			refs = append(refs, ref{"secretRef", &e.SecretRef.Name})
+		}
+		for _, r := range refs {
+			namePath := p.Child(r.kind, "name")
+			if *r.name == "" {
+				errs = append(errs, field.Required(namePath, ""))
+				continue
+			}
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*r.name, true) {
+				errs = append(errs, field.Invalid(namePath, *r.name, msg))
+			}
+		}
+		n := len(refs)
+		switch {
+		case n == 0:
+			errs = append(errs, field.Invalid(fldPath, "", "must specify one of: `configMapRef` or `secretRef`"))
+		case n > 1:
+			errs = append(errs, field.Invalid(fldPath, "", "may not have more than one field specified at a time"))
+		}
+	}
+	return errs
 }
 
 // validateVolumeMounts is the apiserver's ValidateVolumeMounts for names, mount paths and their
-// uniqueness.
-func validateVolumeMounts(mounts []corev1.VolumeMount, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+// uniqueness, sub-paths, mount propagation and recursive read-only mounts. The apiserver's paths
+// of the sub-path, propagation and read-only causes have no index.
+func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	paths := sets.New[string]()
-	for i, m := range mounts {
+	for i, m := range c.VolumeMounts {
 		path := fldPath.Index(i)
 		if m.Name == "" {
 			errs = append(errs, field.Required(path.Child("name"), ""))
@@ -510,9 +672,57 @@ func validateVolumeMounts(mounts []corev1.VolumeMount, vols sets.Set[string], fl
 			errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths.Insert(m.MountPath)
-		if m.SubPath != "" && m.SubPathExpr != "" {
-			errs = append(errs, field.Invalid(path.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		if m.SubPath != "" {
+			errs = append(errs, validateLocalDescendingPath(m.SubPath, fldPath.Child("subPath"))...)
 		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(path.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			errs = append(errs, validateLocalDescendingPath(m.SubPathExpr, fldPath.Child("subPathExpr"))...)
+		}
+		errs = append(errs, validateMountPropagation(m, c, fldPath.Child("mountPropagation"))...)
+		errs = append(errs, validateRecursiveReadOnly(m, fldPath.Child("recursiveReadOnly"))...)
+	}
+	return errs
+}
+
+// validateMountPropagation is the apiserver's validateMountPropagation: a known mode,
+// Bidirectional only for privileged containers.
+func validateMountPropagation(m corev1.VolumeMount, c *corev1.Container, fldPath *field.Path) field.ErrorList {
+	mp := m.MountPropagation
+	if mp == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	errs = append(errs, validateOptionalEnum(*mp, fldPath,
+		[]corev1.MountPropagationMode{corev1.MountPropagationBidirectional, corev1.MountPropagationHostToContainer, corev1.MountPropagationNone})...)
+	privileged := c.SecurityContext != nil && ptr.Deref(c.SecurityContext.Privileged, false)
+	if *mp == corev1.MountPropagationBidirectional && !privileged {
+		errs = append(errs, field.Forbidden(fldPath, "Bidirectional mount propagation is available only to privileged containers"))
+	}
+	return errs
+}
+
+// validateRecursiveReadOnly is the apiserver's validateMountRecursiveReadOnly.
+func validateRecursiveReadOnly(m corev1.VolumeMount, fldPath *field.Path) field.ErrorList {
+	rro := m.RecursiveReadOnly
+	if rro == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	switch *rro {
+	case corev1.RecursiveReadOnlyDisabled:
+	case corev1.RecursiveReadOnlyEnabled, corev1.RecursiveReadOnlyIfPossible:
+		if !m.ReadOnly {
+			errs = append(errs, field.Forbidden(fldPath, "may only be specified when readOnly is true"))
+		}
+		if m.MountPropagation != nil && *m.MountPropagation != corev1.MountPropagationNone {
+			errs = append(errs, field.Forbidden(fldPath, "may only be specified when mountPropagation is None or not specified"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(fldPath, *rro,
+			[]corev1.RecursiveReadOnlyMode{corev1.RecursiveReadOnlyDisabled, corev1.RecursiveReadOnlyEnabled, corev1.RecursiveReadOnlyIfPossible}))
 	}
 	return errs
 }
@@ -533,7 +743,7 @@ var standardContainerResources = sets.New(corev1.ResourceCPU, corev1.ResourceMem
 // requests.hugepages-<size>).
 var standardResources = sets.New[corev1.ResourceName]("cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
 	"requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services",
-	"replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "requests.storage",
+	"replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
 	"services.nodeports", "services.loadbalancers")
 
 // validateResources is the apiserver's validateResourceRequirements for a container: valid
@@ -587,31 +797,33 @@ func sortedResourceNames(l corev1.ResourceList) []corev1.ResourceName {
 	return names
 }
 
-// validateContainerResourceName is the apiserver's ValidateContainerResourceName: a qualified
-// name; an unprefixed one a standard resource for containers, a prefixed one outside
-// kubernetes.io an extended resource name.
+// validateContainerResourceName is the apiserver's ValidateContainerResourceName: a resource
+// name (validateResourceName); an unprefixed one a standard resource for containers, a prefixed
+// one outside kubernetes.io an extended resource name.
 func validateContainerResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range validation.IsQualifiedName(string(name)) {
-		errs = append(errs, field.Invalid(fldPath, name, msg))
-	}
-	if len(errs) > 0 {
-		return errs
-	}
+	errs := validateResourceName(name, fldPath)
 	n := string(name)
-	hugepages := strings.HasPrefix(n, corev1.ResourceHugePagesPrefix)
 	switch {
 	case !strings.Contains(n, "/"):
-		if !standardResources.Has(name) && !hugepages && !strings.HasPrefix(n, corev1.ResourceRequestsHugePagesPrefix) {
-			errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource type or fully qualified"))
-		}
-		if !standardContainerResources.Has(name) && !hugepages {
+		if !standardContainerResources.Has(name) && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) {
 			errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource for containers"))
 		}
 	case !strings.Contains(n, corev1.ResourceDefaultNamespacePrefix):
 		if strings.HasPrefix(n, corev1.DefaultResourceRequestsPrefix) || len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+n)) > 0 {
 			errs = append(errs, field.Invalid(fldPath, name, "doesn't follow extended resource name standard"))
 		}
+	}
+	return errs
+}
+
+// validateResourceName is the apiserver's validateResourceName: a qualified name, an unprefixed
+// one a standard resource (hugepages-<size> and requests.hugepages-<size> among them).
+func validateResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
+	errs := validateQualifiedName(string(name), fldPath)
+	n := string(name)
+	if len(errs) == 0 && !strings.Contains(n, "/") && !standardResources.Has(name) &&
+		!strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) && !strings.HasPrefix(n, corev1.ResourceRequestsHugePagesPrefix) {
+		errs = append(errs, field.Invalid(fldPath, name, "must be a standard resource type or fully qualified"))
 	}
 	return errs
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -85,13 +83,7 @@ func validateResourceQuota(rq, old *corev1.ResourceQuota) field.ErrorList {
 	for _, n := range names {
 		k, p := corev1.ResourceName(n), path.Child("hard").Key(n)
 		errs = append(errs, quotaResourceName(k, p)...)
-		v := spec.Hard[k]
-		if v.Cmp(resource.Quantity{}) < 0 {
-			errs = append(errs, field.Invalid(p, v.String(), apimachineryvalidation.IsNegativeErrorMsg))
-		}
-		if slices.Contains(integerResources, k) && v.MilliValue()%1000 != 0 {
-			errs = append(errs, field.Invalid(p, v, "must be an integer"))
-		}
+		errs = append(errs, validateResourceQuantityValue(k, spec.Hard[k], p)...)
 	}
 	hard := make([]corev1.ResourceName, 0, len(names))
 	for _, n := range names {

@@ -40,7 +40,7 @@ func validateWorkloadKind(obj, old runtime.Object) field.ErrorList {
 	spec := field.NewPath("spec")
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		errs := validatePodSpec(&o.Spec, spec)
+		errs := validatePodSpec(&o.Spec, o.Name, spec)
 		errs = append(errs, validatePodOnly(&o.Spec, spec)...)
 		if old == nil {
 			if len(o.Spec.EphemeralContainers) > 0 {
@@ -525,22 +525,7 @@ func validateClaimTemplateSpec(s *corev1.PersistentVolumeClaimSpec, fldPath *fie
 	if len(s.AccessModes) == 0 {
 		errs = append(errs, field.Required(fldPath.Child("accessModes"), "at least 1 access mode is required"))
 	}
-	// Sorted, as the apiserver lists them.
-	modes := []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany, corev1.ReadWriteMany, corev1.ReadWriteOnce, corev1.ReadWriteOncePod}
-	oncePod, other := false, false
-	for _, m := range s.AccessModes {
-		switch {
-		case !slices.Contains(modes, m):
-			errs = append(errs, field.NotSupported(fldPath.Child("accessModes"), m, modes))
-		case m == corev1.ReadWriteOncePod:
-			oncePod = true
-		default:
-			other = true
-		}
-	}
-	if oncePod && other {
-		errs = append(errs, field.Forbidden(fldPath.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validateAccessModes(s.AccessModes, fldPath.Child("accessModes"))...)
 	sp := fldPath.Child("resources").Key(string(corev1.ResourceStorage))
 	if q, ok := s.Resources.Requests[corev1.ResourceStorage]; !ok {
 		errs = append(errs, field.Required(sp, ""))
@@ -555,7 +540,7 @@ func validateClaimTemplateSpec(s *corev1.PersistentVolumeClaimSpec, fldPath *fie
 	if m := s.VolumeMode; m != nil && *m != corev1.PersistentVolumeBlock && *m != corev1.PersistentVolumeFilesystem {
 		errs = append(errs, field.NotSupported(fldPath.Child("volumeMode"), *m, []corev1.PersistentVolumeMode{corev1.PersistentVolumeBlock, corev1.PersistentVolumeFilesystem}))
 	}
-	return errs
+	return append(errs, validateClaimDataSources(s, fldPath)...)
 }
 
 // toInternalStatefulSetRollingUpdate is a rolling update as the apiserver prints it.

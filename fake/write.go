@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +10,11 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -203,14 +207,67 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 	return out
 }
 
-// kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
-// (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy, a claim's
-// storage of a fraction of a byte (reference/observed-admission.md, quotapvc / fractional bytes).
-func kindWarnings(obj runtime.Object) []string {
+// kindWarnings are the warnings a kind's strategy gives for an object it creates (old nil) or
+// updates (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy,
+// a new pod's spec and a template's (podWarnings; a template's on update only when the spec
+// changes, as its generation does), a TLS secret's pair that does not load, a CSI driver's token
+// requests without serviceAccountTokenInSecrets.
+func kindWarnings(obj, old runtime.Object) []string {
+	specPath := field.NewPath("spec")
+	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
+		if t == nil || (old != nil && !specChanged(obj, old)) {
+			return nil
+		}
+		return podWarnings(&t.Spec, t.Annotations, prefix)
+	}
 	switch o := obj.(type) {
 	case *corev1.PersistentVolume:
 		if o.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
 			return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
+		}
+	case *corev1.Pod:
+		// The pod strategy warns on create only: pods are updated often, and by controllers.
+		if old == nil {
+			return podWarnings(&o.Spec, o.Annotations, nil)
+		}
+	case *corev1.PodTemplate:
+		if old != nil && equality.Semantic.DeepEqual(o.Template, old.(*corev1.PodTemplate).Template) {
+			return nil
+		}
+		return podWarnings(&o.Template.Spec, o.Template.Annotations, field.NewPath("template"))
+	case *corev1.ReplicationController:
+		return template(o.Spec.Template, specPath.Child("template"))
+	case *appsv1.Deployment:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *appsv1.ReplicaSet:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *appsv1.StatefulSet:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *appsv1.DaemonSet:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *batchv1.Job:
+		return template(&o.Spec.Template, specPath.Child("template"))
+	case *batchv1.CronJob:
+		return template(&o.Spec.JobTemplate.Spec.Template, specPath.Child("jobTemplate", "spec", "template"))
+	case *storagev1.CSIDriver:
+		// The strategy warns on update only when the token requests change; the fake whenever
+		// they are set.
+		if len(o.Spec.TokenRequests) > 0 && o.Spec.ServiceAccountTokenInSecrets == nil {
+			return []string{csiDriverTokenWarning}
+		}
+	case *corev1.Secret:
+		if o.Type != corev1.SecretTypeTLS {
+			return nil
+		}
+		// The strategy sees the data with stringData merged in, as decoding merges it.
+		data := func(k string) []byte {
+			if v, ok := o.StringData[k]; ok {
+				return []byte(v)
+			}
+			return o.Data[k]
+		}
+		if _, err := tls.X509KeyPair(data(corev1.TLSCertKey), data(corev1.TLSPrivateKeyKey)); err != nil {
+			return []string{err.Error()}
 		}
 	case *corev1.PersistentVolumeClaim:
 		var out []string
@@ -270,7 +327,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err != nil {
 		return nil, nil, err
 	}
-	warnings = append(warnings, kindWarnings(d.obj)...)
+	kind := kindWarnings(d.obj, nil)
 	m, err := meta.Accessor(d.obj)
 	if err != nil {
 		return nil, nil, internalError("%s: %v", r.gvk.Kind, err)
@@ -320,6 +377,11 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		b, err := s.createHeld(ctx, r, obj, om, dryRun(opts.DryRun), true)
 		unlock()
 		if !generated || !apierrors.IsAlreadyExists(err) || attempt+1 >= generateNameAttempts {
+			if err == nil || errors.As(err, new(validatedError)) {
+				// The strategy's warnings come after its validation, before validating
+				// admission and storage, whose refusals carry them.
+				warnings = append(warnings, kind...)
+			}
 			return b, warnings, err
 		}
 	}
@@ -334,6 +396,12 @@ func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object,
 	}
 	return s.createHeld(ctx, r, obj, m, dry, false)
 }
+
+// validatedError is the refusal of a write that passed validation: by validating admission or
+// storage (a name that exists).
+type validatedError struct{ error }
+
+func (e validatedError) Unwrap() error { return e.error }
 
 // createHeld validates and stores a new object whose namespace was admitted, in the apiserver's
 // order: a service's allocation, then one 422 of ObjectMeta's and the kind's causes, then (when
@@ -351,7 +419,7 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 		return nil, err
 	}
 	if err := s.admitValidating(ctx, r, obj, nil, "", dry); err != nil {
-		return nil, err
+		return nil, validatedError{err}
 	}
 	if j, ok := obj.(*batchv1.Job); ok {
 		// The apiserver answers with the job it stored, read back and defaulted again
@@ -364,7 +432,7 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 			return nil, err
 		}
 		if cur != nil {
-			return nil, alreadyExists(r, m.GetName())
+			return nil, validatedError{alreadyExists(r, m.GetName())}
 		}
 	}
 	if dry {

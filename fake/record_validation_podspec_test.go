@@ -1,0 +1,270 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// validationPodSpecCases are the requests that show kube-apiserver 1.37.2's validation of the pod
+// spec parts beyond validationWorkloadCases' — security contexts, affinity, tolerations, topology
+// spread, DNS config, host aliases, readiness and scheduling gates, volume mount sub-paths,
+// envFrom, host network ports, overhead — recorded into testdata/observed-validation-podspec.json
+// (TestRecordValidationPodSpec) and replayed against the fake (TestObservedValidationPodSpec).
+// Each rule has its bad request next to a good one; some bodies break several rules to show the
+// causes' order. Case names start with "ps-".
+var validationPodSpecCases = []writeCase{
+	{Name: "ps-securitycontext", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"securityContext":{"runAsUser":1000,"runAsGroup":1000,"runAsNonRoot":true,"fsGroup":2000,"supplementalGroups":[3000],`+
+			`"sysctls":[{"name":"net.core.somaxconn","value":"1024"},{"name":"kernel/shm_rmid_forced","value":"0"}],"fsGroupChangePolicy":"OnRootMismatch",`+
+			`"seccompProfile":{"type":"RuntimeDefault"},"appArmorProfile":{"type":"RuntimeDefault"},"seLinuxOptions":{"level":"s0:c123,c456"}},`,
+			`,"securityContext":{"runAsUser":0,"capabilities":{"add":["NET_ADMIN"],"drop":["ALL"]},"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,`+
+				`"seccompProfile":{"type":"Localhost","localhostProfile":"profiles/a.json"},"appArmorProfile":{"type":"Localhost","localhostProfile":"k8s-default"},"procMount":"Default"}`)),
+		wlPost("pod ids out of range", "pods", psPod("p1", `"securityContext":{"runAsUser":-1,"runAsGroup":2147483648,"fsGroup":-5,"supplementalGroups":[1,-1]},`, ``)),
+		wlPost("sysctls", "pods", psPod("p2", `"securityContext":{"sysctls":[{"name":"","value":"1"},{"name":"Bad Name","value":"1"},{"name":"kernel.msgmax","value":"1"},{"name":"kernel.msgmax","value":"2"}]},`, ``)),
+		wlPost("sysctls with host network and IPC", "pods", psPod("p3", `"hostNetwork":true,"hostIPC":true,"securityContext":{"sysctls":[{"name":"net.core.somaxconn","value":"1"},{"name":"kernel.shmmax","value":"1"},{"name":"kernel.msgmax","value":"1"}]},`, ``)),
+		wlPost("fsGroupChangePolicy and policies", "pods", psPod("p4", `"securityContext":{"fsGroupChangePolicy":"Sometimes","supplementalGroupsPolicy":"Bogus","seLinuxChangePolicy":"Bogus"},`, ``)),
+		wlPost("seccomp profiles", "pods", psPod("p5", `"securityContext":{"seccompProfile":{"type":"Bogus"}},`,
+			`,"securityContext":{"seccompProfile":{"type":"Localhost"}}},{"name":"c2","image":"busybox","securityContext":{"seccompProfile":{"type":"RuntimeDefault","localhostProfile":"a.json"}}},`+
+				`{"name":"c3","image":"busybox","securityContext":{"seccompProfile":{"type":"Localhost","localhostProfile":"/abs/../a.json"}}},{"name":"c4","image":"busybox","securityContext":{"seccompProfile":{}}`)),
+		wlPost("appArmor profiles", "pods", psPod("p6", `"securityContext":{"appArmorProfile":{"type":""}},`,
+			`,"securityContext":{"appArmorProfile":{"type":"Localhost"}}},{"name":"c2","image":"busybox","securityContext":{"appArmorProfile":{"type":"Localhost","localhostProfile":" x "}}},`+
+				`{"name":"c3","image":"busybox","securityContext":{"appArmorProfile":{"type":"Unconfined","localhostProfile":"x"}}},{"name":"c4","image":"busybox","securityContext":{"appArmorProfile":{"type":"Bogus"}}},`+
+				`{"name":"c5","image":"busybox","securityContext":{"appArmorProfile":{"type":"Localhost","localhostProfile":""}}`)),
+		wlPost("container ids and procMount", "pods", psPod("p7", ``, `,"securityContext":{"runAsUser":-1,"runAsGroup":-2,"procMount":"Bogus"}},{"name":"c2","image":"busybox","securityContext":{"procMount":"Unmasked"}`)),
+		wlPost("privileged", "pods", psPod("p8", ``, `,"securityContext":{"privileged":true}`)),
+		wlPost("CAP_SYS_ADMIN without escalation", "pods", psPod("p9", ``, `,"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"add":["CAP_SYS_ADMIN","NET_ADMIN"]}}`)),
+		wlPost("pod and container causes with a bad name", "pods", `{"metadata":{"name":"Bad_P"},"spec":{"securityContext":{"runAsUser":-1,"seccompProfile":{"type":"Bogus"}},`+
+			`"tolerations":[{"key":"k","operator":"Exists","value":"v"}],"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{}}]}},`+
+			`"containers":[{"name":"c","image":"busybox","ports":[{"containerPort":0}],"securityContext":{"runAsUser":-1}}]}}`),
+		wlPost("init container security context", "pods", `{"metadata":{"name":"p10"},"spec":{"initContainers":[{"name":"i","image":"busybox","securityContext":{"runAsGroup":-1}}],"containers":[{"name":"c","image":"busybox"}]}}`),
+		wlPost("template security context", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"securityContext":{"fsGroup":-1},"containers":[{"name":"c","image":"busybox","securityContext":{"runAsUser":-1}}]}}`)),
+	}},
+	{Name: "ps-affinity", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]},{"key":"gpu","operator":"Exists"},{"key":"cores","operator":"Gt","values":["4"]}],`+
+			`"matchFields":[{"key":"metadata.name","operator":"In","values":["node-1"]}]}]},"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":50,"preference":{"matchExpressions":[{"key":"disk","operator":"NotIn","values":["hdd"]}]}}]},`+
+			`"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"kubernetes.io/hostname","namespaces":["other"]}]},`+
+			`"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["web"]}]},"topologyKey":"zone","namespaceSelector":{}}}]}},`, ``)),
+		wlPost("no node selector terms", "pods", psPod("p1", `"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}},`, ``)),
+		wlPost("node selector requirements", "pods", psPod("p2", `"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[`+
+			`{"key":"a","operator":"Bogus"},{"key":"b","operator":"In"},{"key":"c","operator":"Exists","values":["x"]},{"key":"d","operator":"Gt","values":["1","2"]},{"key":"bad key","operator":"In","values":["bad value!"]}],`+
+			`"matchFields":[{"key":"metadata.name","operator":"In","values":["a","b"]},{"key":"spec.nodeName","operator":"Exists"},{"key":"metadata.name","operator":"NotIn","values":["Bad_Node"]}]}]}}},`, ``)),
+		wlPost("preferred weights", "pods", psPod("p3", `"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":0,"preference":{"matchExpressions":[{"key":"a","operator":"In","values":["bad value!"]}]}},{"weight":101,"preference":{}}]}},`, ``)),
+		wlPost("pod affinity terms", "pods", psPod("p4", `"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchExpressions":[{"key":"app","operator":"Bogus"}]},"namespaces":["Bad_NS"]},`+
+			`{"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"bad key","namespaceSelector":{"matchExpressions":[{"key":"a","operator":"In"}]}}]},`+
+			`"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":0,"podAffinityTerm":{"topologyKey":""}}],"requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"zone","labelSelector":{"matchLabels":{"bad key":"x"}}}]}},`, ``)),
+		wlPost("null label selectors warn", "pods", psPod("warned", `"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"zone"}],"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{"topologyKey":"zone"}}]}},`+
+			`"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}],`, ``)),
+		wlPost("matchLabelKeys", "pods", psPod("p5", `"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"zone","matchLabelKeys":["app","bad key"],"mismatchLabelKeys":["app"]},`+
+			`{"topologyKey":"zone","matchLabelKeys":["tier"]}]}},`, ``)),
+	}},
+	{Name: "ps-tolerations", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"tolerations":[{"key":"k","operator":"Equal","value":"v","effect":"NoSchedule"},{"operator":"Exists"},{"key":"n","operator":"Exists","effect":"NoExecute","tolerationSeconds":30},{"key":"e","value":"v","effect":"PreferNoSchedule"}],`, ``)),
+		wlPost("bad tolerations", "pods", psPod("p1", `"tolerations":[{"key":"bad key","operator":"Exists"},{"operator":"Equal","value":"v"},{"key":"k","operator":"Exists","value":"v"},{"key":"k","operator":"Bogus"},`+
+			`{"key":"k","operator":"Equal","value":"bad value!","effect":"Bogus"},{"key":"k","effect":"NoSchedule","tolerationSeconds":10},{"key":"k","operator":"Lt","value":"5"}],`, ``)),
+		wlPost("empty key with value", "pods", psPod("p2", `"tolerations":[{"value":"v"}],`, ``)),
+		wlPost("template tolerations", "deployments", wlWorkload("d1", wlSelector+`,`+wlTemplateWith(`"tolerations":[{"key":"k","operator":"Exists","value":"v"}],`))),
+	}},
+	{Name: "ps-topologyspread", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"x"}},"minDomains":2,"nodeAffinityPolicy":"Honor","nodeTaintsPolicy":"Ignore","matchLabelKeys":["pod-template-hash"]},`+
+			`{"maxSkew":2,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}],`, ``)),
+		wlPost("bad constraints", "pods", psPod("p1", `"topologySpreadConstraints":[{"maxSkew":0,"topologyKey":"","whenUnsatisfiable":"Bogus","minDomains":0,"nodeAffinityPolicy":"Bogus","nodeTaintsPolicy":"Sometimes"},`+
+			`{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","minDomains":2,"labelSelector":{"matchExpressions":[{"key":"app","operator":"In"}]}},`+
+			`{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{"matchLabels":{"app":"x"}},"matchLabelKeys":["app","bad key"]}],`, ``)),
+		wlPost("missing fields", "pods", psPod("p2", `"topologySpreadConstraints":[{}],`, ``)),
+		wlPost("template constraints", "deployments", wlWorkload("d1", wlSelector+`,`+wlTemplateWith(`"topologySpreadConstraints":[{"maxSkew":-1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}],`))),
+	}},
+	{Name: "ps-dns", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"dnsPolicy":"None","dnsConfig":{"nameservers":["1.1.1.1","fd00::1"],"searches":["example.com","a.example.com.","."],"options":[{"name":"ndots","value":"2"}]},`+
+			`"hostAliases":[{"ip":"10.0.0.1","hostnames":["db","db.local"]}],"readinessGates":[{"conditionType":"example.com/ready"}],"imagePullSecrets":[{"name":"reg"}],`, ``)),
+		wlPost("None without dnsConfig", "pods", psPod("p1", `"dnsPolicy":"None",`, ``)),
+		wlPost("None without nameservers", "pods", psPod("p2", `"dnsPolicy":"None","dnsConfig":{"searches":["bad_search"]},`, ``)),
+		wlPost("dnsConfig", "pods", psPod("p3", `"dnsConfig":{"nameservers":["1.1.1.1","2.2.2.2","3.3.3.3","bogus"],"searches":["Bad..Search","under_score.example.com"],"options":[{"value":"1"},{"name":"ndots"}]},`, ``)),
+		wlPost("too many searches", "pods", psPod("p4", `"dnsConfig":{"searches":["`+strings.Repeat(`a.example.com","`, 32)+`b.example.com"]},`, ``)),
+		wlPost("hostAliases", "pods", psPod("p5", `"hostAliases":[{"ip":"300.1.1.1","hostnames":["Bad_Host","ok"]},{"ip":"","hostnames":["x"]},{"ip":"010.0.0.1"}],`, ``)),
+		wlPost("gates and pull secrets", "pods", psPod("p6", `"readinessGates":[{"conditionType":"bad type!"},{"conditionType":""}],"schedulingGates":[{"name":"g"},{"name":"g"},{"name":"bad gate!"}],"imagePullSecrets":[{"name":""}],`, ``)),
+		wlPost("shareProcessNamespace with hostPID", "pods", psPod("p7", `"shareProcessNamespace":true,"hostPID":true,`, ``)),
+		wlPost("host network ports", "pods", psPod("p8", `"hostNetwork":true,`, `,"ports":[{"containerPort":80},{"containerPort":81,"hostPort":82},{"containerPort":83,"hostPort":83}]`)),
+		wlPost("host network ports in a template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"hostNetwork":true,"containers":[{"name":"c","image":"busybox","ports":[{"containerPort":80},{"containerPort":81,"hostPort":82}]}]}}`)),
+		{Name: "pod template overhead and names", Method: "POST", Path: "/api/v1/namespaces/{ns}/podtemplates",
+			Body: `{"metadata":{"name":"t1"},"template":{"spec":{"overhead":{"bogus":"-1"},"priorityClassName":"Bad_PC","runtimeClassName":"Bad_RC","preemptionPolicy":"Sometimes","containers":[{"name":"c","image":"busybox"}]}}}`},
+	}},
+	{Name: "ps-mounts", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"volumes":[{"name":"v","emptyDir":{}}],`, `,"volumeMounts":[{"name":"v","mountPath":"/a","subPath":"x/y"},{"name":"v","mountPath":"/b","subPathExpr":"$(POD_NAME)"},{"name":"v","mountPath":"/c","readOnly":true,"recursiveReadOnly":"Enabled"},{"name":"v","mountPath":"/d","mountPropagation":"HostToContainer"}],`+
+			`"envFrom":[{"prefix":"P_","configMapRef":{"name":"cm"}},{"secretRef":{"name":"s","optional":true}}]`)),
+		wlPost("sub-paths", "pods", psPod("p1", `"volumes":[{"name":"v","emptyDir":{}}],`, `,"volumeMounts":[{"name":"v","mountPath":"/a","subPath":"/abs"},{"name":"v","mountPath":"/b","subPath":"x/../../y"},{"name":"v","mountPath":"/c","subPath":"x","subPathExpr":"/y/.."}]`)),
+		wlPost("propagation and read-only", "pods", psPod("p2", `"volumes":[{"name":"v","emptyDir":{}}],`, `,"volumeMounts":[{"name":"v","mountPath":"/a","mountPropagation":"Bogus"},{"name":"v","mountPath":"/b","mountPropagation":"Bidirectional"},{"name":"v","mountPath":"/c","recursiveReadOnly":"Enabled"},{"name":"v","mountPath":"/d","readOnly":true,"recursiveReadOnly":"Bogus"}]`)),
+		wlPost("envFrom", "pods", psPod("p3", ``, `,"envFrom":[{"prefix":"A=B"},{"configMapRef":{"name":"cm"},"secretRef":{"name":"s"}},{"configMapRef":{"name":"Bad_CM"}},{"secretRef":{"name":""}}]`)),
+	}},
+	{Name: "ps-volumes", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", `"serviceAccountName":"default","volumes":[{"name":"a","emptyDir":{"sizeLimit":"1Gi","medium":"Memory"}},{"name":"b","hostPath":{"path":"/var/log","type":"Directory"}},`+
+			`{"name":"c","secret":{"secretName":"s","defaultMode":420,"items":[{"key":"a","path":"a.txt","mode":256}]}},{"name":"d","configMap":{"name":"cm","items":[{"key":"k","path":"dir/k"}]}},`+
+			`{"name":"e","persistentVolumeClaim":{"claimName":"claim"}},{"name":"f","downwardAPI":{"items":[{"path":"labels","fieldRef":{"fieldPath":"metadata.labels"}},`+
+			`{"path":"cpu","resourceFieldRef":{"containerName":"c","resource":"limits.cpu","divisor":"1m"}}]}},{"name":"g","projected":{"sources":[{"secret":{"name":"s"}},{"configMap":{"name":"cm"}},`+
+			`{"serviceAccountToken":{"path":"token","expirationSeconds":3600}},{"downwardAPI":{"items":[{"path":"name","fieldRef":{"fieldPath":"metadata.name"}}]}}]}},`+
+			`{"name":"h","csi":{"driver":"example.com"}},{"name":"i","nfs":{"server":"s","path":"/x"}},`+
+			`{"name":"j","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}}],`, `,"volumeMounts":[{"name":"a","mountPath":"/a"},{"name":"j","mountPath":"/j"}]`)),
+		wlPost("emptyDir, hostPath and claim", "pods", psPod("p1", `"volumes":[{"name":"a","emptyDir":{"sizeLimit":"-1Gi"}},{"name":"b","hostPath":{"path":"","type":"Bogus"}},{"name":"c","hostPath":{"path":"/a/../b","type":"Bogus"}},`+
+			`{"name":"d","persistentVolumeClaim":{"claimName":""}},{"name":"e","nfs":{"server":"","path":"rel"}}],`, `,"volumeMounts":[{"name":"a","mountPath":"/a"}]`)),
+		wlPost("secret and configMap items", "pods", psPod("p2", `"volumes":[{"name":"a","secret":{"defaultMode":1000,"items":[{"key":"","path":""},{"key":"k","path":"/abs"},{"key":"k","path":"../x"},{"key":"k","path":"..x"},{"key":"k","path":"p","mode":-1}]}},`+
+			`{"name":"b","configMap":{"name":"","defaultMode":-1,"items":[{"key":"k","path":"a/../b"}]}}],`, ``)),
+		wlPost("downwardAPI items", "pods", psPod("p3", `"volumes":[{"name":"a","downwardAPI":{"defaultMode":-1,"items":[{"path":"","fieldRef":{"fieldPath":"spec.nodeName"}},{"path":"x","fieldRef":{"fieldPath":"metadata.labels['a b']"}},{"path":"y"},`+
+			`{"path":"z","fieldRef":{"fieldPath":"metadata.name"},"resourceFieldRef":{"containerName":"c","resource":"limits.cpu"}},{"path":"w","resourceFieldRef":{"resource":"limits.cpu"}},`+
+			`{"path":"v","resourceFieldRef":{"containerName":"c","resource":"limits.gpu"}},{"path":"u","resourceFieldRef":{"containerName":"c","resource":"limits.cpu","divisor":"2"}},{"path":"t","fieldRef":{"fieldPath":"metadata.bogus"}}]}}],`, ``)),
+		wlPost("projected sources", "pods", psPod("p4", `"volumes":[{"name":"a","projected":{"defaultMode":1000,"sources":[{"secret":{"name":""},"configMap":{"name":"cm"}},{"serviceAccountToken":{"path":""}},`+
+			`{"serviceAccountToken":{"path":"t","expirationSeconds":60}},{"configMap":{"name":"cm","items":[{"key":"a","path":"dup"}]}},{"secret":{"name":"s","items":[{"key":"b","path":"dup"}]}},`+
+			`{"downwardAPI":{"items":[{"path":"dup","fieldRef":{"fieldPath":"metadata.name"}}]}}]}}],`, ``)),
+		wlPost("csi and ephemeral", "pods", psPod("p5", `"volumes":[{"name":"a","csi":{"driver":""}},{"name":"b","csi":{"driver":"Bad!","nodePublishSecretRef":{"name":"Bad_Name"}}},{"name":"c","csi":{"driver":"example.com","nodePublishSecretRef":{"name":""}}},`+
+			`{"name":"d","ephemeral":{}},{"name":"e","ephemeral":{"volumeClaimTemplate":{"metadata":{"labels":{"a b":"c"}},"spec":{"resources":{"requests":{"storage":"0"}}}}}}],`, ``)),
+		wlPost("claim of an ephemeral volume", "pods", psPod("p6", `"volumes":[{"name":"data","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}},`+
+			`{"name":"ref","persistentVolumeClaim":{"claimName":"p6-data"}}],`, ``)),
+		wlPost("template volumes", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"volumes":[{"name":"s","secret":{}},{"name":"c","configMap":{"name":"cm","items":[{"key":"k","path":"/abs"}]}}],"containers":[{"name":"c","image":"busybox"}]}}`)),
+	}},
+	{Name: "ps-env", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("good", ``, `,"env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"B","valueFrom":{"fieldRef":{"fieldPath":"status.podIP"}}},`+
+			`{"name":"C","valueFrom":{"resourceFieldRef":{"resource":"limits.memory","divisor":"1Mi"}}},{"name":"D","valueFrom":{"configMapKeyRef":{"name":"cm","key":"k"}}},`+
+			`{"name":"E","valueFrom":{"secretKeyRef":{"name":"s","key":"k","optional":true}}},{"name":"F","valueFrom":{"fieldRef":{"fieldPath":"metadata.labels['app']"}}},`+
+			`{"name":"G","valueFrom":{"resourceFieldRef":{"resource":"requests.hugepages-2Mi"}}},{"name":"H","valueFrom":{"fieldRef":{"fieldPath":"spec.host"}}}]`)),
+		wlPost("field references", "pods", psPod("p1", ``, `,"env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"spec.restartPolicy"}}},{"name":"B","valueFrom":{"fieldRef":{"fieldPath":"bogus"}}},`+
+			`{"name":"C","valueFrom":{"fieldRef":{"fieldPath":"metadata.name['x']"}}},{"name":"D","valueFrom":{"fieldRef":{"fieldPath":"metadata.labels['a b']"}}},`+
+			`{"name":"E","valueFrom":{"fieldRef":{"apiVersion":"v2","fieldPath":"metadata.name"}}},{"name":"F","valueFrom":{"fieldRef":{"fieldPath":""}}},`+
+			`{"name":"G","valueFrom":{"fieldRef":{"fieldPath":"metadata.annotations['Example.com/A']"}}}]`)),
+		wlPost("resource references", "pods", psPod("p2", ``, `,"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":""}}},{"name":"B","valueFrom":{"resourceFieldRef":{"resource":"limits.gpu"}}},`+
+			`{"name":"C","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"2"}}},{"name":"D","valueFrom":{"resourceFieldRef":{"resource":"requests.memory","divisor":"3Mi"}}},`+
+			`{"name":"E","valueFrom":{"resourceFieldRef":{"resource":"limits.hugepages-2Mi","divisor":"1m"}}}]`)),
+		wlPost("key references", "pods", psPod("p3", ``, `,"env":[{"name":"A","valueFrom":{"configMapKeyRef":{"name":"","key":""}}},{"name":"B","valueFrom":{"secretKeyRef":{"name":"Bad_S","key":"bad key"}}},`+
+			`{"name":"C","valueFrom":{"configMapKeyRef":{"name":"cm","key":"k"},"secretKeyRef":{"name":"s","key":""}}}]`)),
+	}},
+	{Name: "ps-gated", Steps: []writeStep{
+		nsStep(),
+		wlPost("gated", "pods", psPod("g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"a"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Exists"}]`), ``)),
+		psPut("adds a gate", "g1", psGated(`[{"name":"example.com/a"},{"name":"example.com/b"}]`, `{"zone":"a"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("changes a node selector value", "g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"b"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("removes an affinity expression", "g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"a"}`, `[]`, `[{"key":"t","operator":"Exists"}]`)),
+		{Name: "adds an affinity term", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/g1", Body: psPod("g1", `"schedulingGates":[{"name":"example.com/a"}],"nodeSelector":{"zone":"a"},`+
+			`"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"In","values":["v"]}]},{"matchExpressions":[{"key":"x","operator":"Exists"}]}]}}},`+
+			`"tolerations":[{"key":"t","operator":"Exists"}],`, ``)},
+		psPut("modifies a toleration and adds a gate", "g1", psGated(`[{"name":"example.com/a"},{"name":"example.com/c"}]`, `{"zone":"a"}`, `[{"key":"k","operator":"In","values":["v"]}]`, `[{"key":"t","operator":"Equal","value":"x"}]`)),
+		psPut("adds a node selector and an affinity expression", "g1", psGated(`[{"name":"example.com/a"}]`, `{"zone":"a","disk":"ssd"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("removes the gate", "g1", psGated(`[]`, `{"zone":"a","disk":"ssd"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
+		psPut("ungated adds a node selector", "g1", psGated(`[]`, `{"zone":"a","disk":"ssd","gpu":"yes"}`, `[{"key":"k","operator":"In","values":["v"]},{"key":"j","operator":"Exists"}]`, `[{"key":"t","operator":"Exists"}]`)),
+	}},
+	{Name: "ps-warnings", Steps: []writeStep{
+		nsStep(),
+		wlPost("node labels and null selectors", "pods", psPod("w1", `"nodeSelector":{"beta.kubernetes.io/arch":"amd64"},"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[`+
+			`{"matchExpressions":[{"key":"failure-domain.beta.kubernetes.io/zone","operator":"In","values":["a"]}]}]},"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{"matchExpressions":[`+
+			`{"key":"node-role.kubernetes.io/master","operator":"In","values":["bad value!"]}]}}]},"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"zone"}]}},`+
+			`"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"beta.kubernetes.io/instance-type","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{}}],`, ``)),
+		wlPost("annotations, volumes, aliases and secrets", "pods", `{"metadata":{"name":"w2","annotations":{"scheduler.alpha.kubernetes.io/critical-pod":"","seccomp.security.alpha.kubernetes.io/pod":"runtime/default",`+
+			`"container.seccomp.security.alpha.kubernetes.io/c":"runtime/default"}},"spec":{"volumes":[{"name":"g","glusterfs":{"endpoints":"e","path":"p"}},{"name":"r","cephfs":{"monitors":["m"]}}],`+
+			`"hostAliases":[{"ip":"10.0.0.1","hostnames":["a"]},{"ip":"10.0.0.1","hostnames":["b"]},{"ip":"2001:db8:0:0::2","hostnames":["c"]}],"imagePullSecrets":[{"name":"r"},{"name":"r"},{"name":""}],`+
+			`"dnsConfig":{"nameservers":["2001:db8:0:0::1"]},"containers":[{"name":"c","image":"busybox"}]}}`),
+		wlPost("containers", "pods", psPod("w3", `"terminationGracePeriodSeconds":-1,"initContainers":[{"name":"i","image":"busybox","ports":[{"name":"http","containerPort":80}]}],`,
+			`,"resources":{"limits":{"memory":"1.5","ephemeral-storage":"2.5"},"requests":{"memory":"0.5"}},"env":[{"name":"A","value":"1"},{"name":"A","value":"2"},{"name":"B","value":"x"},{"name":"B","value":"$(B)y"},{"name":"B","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],`+
+				`"ports":[{"name":"http","containerPort":80},{"containerPort":81,"hostIP":"10.0.0.1"},{"containerPort":82,"hostPort":82},{"containerPort":82,"hostPort":8282},{"containerPort":83,"hostPort":83,"hostIP":"10.0.0.1"},{"containerPort":83,"hostPort":83}]`)),
+		wlPost("template warnings", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"nodeSelector":{"beta.kubernetes.io/os":"linux"},"containers":[{"name":"c","image":"busybox","env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}]}}`)),
+		{Name: "pod template warnings", Method: "POST", Path: "/api/v1/namespaces/{ns}/podtemplates", Body: `{"metadata":{"name":"t1"},"template":{"spec":{"terminationGracePeriodSeconds":-5,"containers":[{"name":"c","image":"busybox"}]}}}`},
+		wlPost("cron job template warnings", "cronjobs", wlCronJob("cj1", `"schedule":"@daily",`, `"restartPolicy":"OnFailure","imagePullSecrets":[{"name":""}],`)),
+		wlMerge("update of a warned deployment", "/apis/apps/v1/namespaces/{ns}/deployments/d1", `{"spec":{"replicas":2}}`),
+		wlMerge("update of a warned pod", "/api/v1/namespaces/{ns}/pods/w3", `{"metadata":{"labels":{"a":"b"}}}`),
+	}},
+	{Name: "ps-update", Steps: []writeStep{
+		nsStep(),
+		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),
+		{Name: "update adds a toleration", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/u1",
+			Body: psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"},{"key":"b","operator":"Exists","effect":"NoExecute","tolerationSeconds":60}],`, `,"securityContext":{"runAsUser":1000}`)},
+		{Name: "update with a bad toleration", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/u1",
+			Body: psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"},{"key":"b","operator":"Exists","effect":"NoExecute","tolerationSeconds":60},{"key":"c","operator":"Bogus"}],`, `,"securityContext":{"runAsUser":1000}`)},
+		{Name: "update security context", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/u1",
+			Body: psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"},{"key":"b","operator":"Exists","effect":"NoExecute","tolerationSeconds":60}],`, `,"securityContext":{"runAsUser":-1}`)},
+		wlMerge("merge patch affinity", "/api/v1/namespaces/{ns}/pods/u1", `{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}}}`),
+		wlPost("good deployment", "deployments", wlWorkload("d1", wlSelector+`,`+wlTemplate)),
+		wlMerge("merge patch template tolerations", "/apis/apps/v1/namespaces/{ns}/deployments/d1", `{"spec":{"template":{"spec":{"tolerations":[{"key":"k","effect":"Never"}]}}}}`),
+		wlMerge("merge patch template security context", "/apis/apps/v1/namespaces/{ns}/deployments/d1", `{"spec":{"template":{"spec":{"securityContext":{"runAsUser":1000,"sysctls":[{"name":"Bad"}]}}}}}`),
+	}},
+}
+
+// psPod is a pod named name with the spec fields given (a JSON fragment ending in a comma, or
+// empty) and its container "c" with the fields given (a fragment starting with a comma, or empty).
+func psPod(name, spec, container string) string {
+	return `{"metadata":{"name":"` + name + `"},"spec":{` + spec + `"containers":[{"name":"c","image":"busybox"` + container + `}]}}`
+}
+
+// psGated is the spec fields (a JSON fragment ending in a comma) of a pod with the scheduling
+// gates, node selector, required node affinity expressions (one term) and tolerations given.
+func psGated(gates, nodeSelector, expressions, tolerations string) string {
+	return `"schedulingGates":` + gates + `,"nodeSelector":` + nodeSelector + `,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":` +
+		expressions + `}]}}},"tolerations":` + tolerations + `,`
+}
+
+// psPut replaces the pod name with one whose spec has the fields given and container "c".
+func psPut(step, name, spec string) writeStep {
+	return writeStep{Name: step, Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/" + name, Body: psPod(name, spec, ``)}
+}
+
+// validationPodSpecRecording is where validationPodSpecCases are recorded and replayed.
+var validationPodSpecRecording = recording{cases: validationPodSpecCases, file: "testdata/observed-validation-podspec.json", markdown: "observed-validation-podspec.md",
+	title: "validation of pod specs", recorder: "TestRecordValidationPodSpec", replayer: "TestObservedValidationPodSpec", source: "record_validation_podspec_test.go"}
+
+// TestRecordValidationPodSpec records validationPodSpecCases from a kube-apiserver as
+// TestRecordOracle records writeCases (WATCHCACHE_ORACLE_URL, WATCHCACHE_ORACLE_TOKEN; a fresh
+// oracle).
+func TestRecordValidationPodSpec(t *testing.T) { validationPodSpecRecording.record(t, oracleServer(t)) }
+
+// podSpecKnownDifferences are the steps of validationPodSpecCases whose causes print a value the
+// fake cannot print as the apiserver does, and why; they are compared as
+// workloadKnownDifferences are (relaxValues).
+var podSpecKnownDifferences = map[string]string{
+	"ps-update/update security context":     "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-update/merge patch affinity":        "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-gated/ungated adds a node selector": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+}
+
+// podSpecByDesign are the steps of validationPodSpecCases the fake answers differently on purpose,
+// and why, with the status code it answers instead.
+var podSpecByDesign = map[string]struct {
+	why  string
+	code int
+}{
+	"ps-securitycontext/privileged": {"the oracle runs without --allow-privileged and refuses privileged containers; envtest and most clusters allow them, and so does the fake", http.StatusCreated},
+}
+
+// TestObservedValidationPodSpec replays the recorded validation of pod specs against the fake:
+// status code, warnings and the whole body, the causes and their order included.
+func TestObservedValidationPodSpec(t *testing.T) {
+	validationPodSpecRecording.replay(t, noControllers, func(step string, got, want *observedStep) {
+		// A gated pod's PodScheduled condition carries the time of the write: the oracle's clock,
+		// not the record's.
+		got.Response, want.Response = maskTransitionTimes(got.Response), maskTransitionTimes(want.Response)
+		if reason, ok := podSpecKnownDifferences[step]; ok {
+			t.Logf("%s: known difference: %s", step, reason)
+			got.Response, want.Response = relaxValues(got.Response), relaxValues(want.Response)
+		}
+		if d, ok := podSpecByDesign[step]; ok {
+			t.Logf("%s: different by design: %s", step, d.why)
+			if got.Code != d.code {
+				t.Errorf("%s: status %d, want %d", step, got.Code, d.code)
+			}
+			*want = *got
+		}
+	})
+}
+
+// maskTransitionTimes replaces conditions' lastTransitionTime in an answer by "<time>".
+func maskTransitionTimes(resp json.RawMessage) json.RawMessage {
+	return mapLeaves(resp, func(v any, key, _ string) any {
+		if key == "lastTransitionTime" {
+			return "<time>"
+		}
+		return v
+	})
+}
