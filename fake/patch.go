@@ -67,6 +67,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		Name: t.name, Namespace: t.namespace, Resource: t.res.gvr.GroupResource(),
 		FieldValidation: opts.FieldValidation,
 	}
+	t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, code, warnings, err := s.patchObject(r, t, req, opts)
 	if err != nil {
 		writeError(w, err)
@@ -151,8 +152,11 @@ func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object
 	if err := matchNamespace(t.res, t.namespace, m); err != nil {
 		return nil, err
 	}
-	s.fillSystemFields(m)
 	s.admitLimitRanges(ctx, obj)
+	if obj, m, err = s.mutateCreate(t, obj); err != nil {
+		return nil, err
+	}
+	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
-	return s.createNamed(ctx, t.res, obj, m, dry)
+	return s.createNamed(ctx, t, obj, m, dry)
 }

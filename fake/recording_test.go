@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bytes"
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
@@ -128,11 +129,16 @@ func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step stri
 	}
 }
 
-// rawStrings is a list of JSON documents as strings, compared and printed as such.
+// rawStrings is a list of JSON documents as compact strings, compared and printed as such.
 func rawStrings(raw []json.RawMessage) []string {
 	out := make([]string, len(raw))
 	for i, r := range raw {
-		out[i] = string(r)
+		var b bytes.Buffer
+		if json.Compact(&b, r) != nil {
+			b.Reset()
+			b.Write(r)
+		}
+		out[i] = b.String()
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -61,6 +62,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
+	t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, created, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
 	if err != nil {
 		writeError(w, err)
@@ -106,10 +108,13 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 		if err := s.trackCreate(r, obj, manager); err != nil {
 			return nil, false, err
 		}
-		s.fillSystemFields(m)
 		s.admitLimitRanges(ctx, obj)
+		if obj, m, err = s.mutateCreate(t, obj); err != nil {
+			return nil, false, err
+		}
+		s.fillSystemFields(m)
 		prepareCreate(r.resourceType, obj, m)
-		b, err := s.createNamed(ctx, r, obj, m, dry)
+		b, err := s.createNamed(ctx, t, obj, m, dry)
 		return b, true, err
 	}
 	old, err := decodeStored(r.resourceType, cur)
@@ -150,6 +155,7 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	r := t.res
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
+	sent := sentMeta(m)
 	switch rv := m.GetResourceVersion(); {
 	case rv == "" && !r.unconditionalUpdate:
 		// The store names the resource, not the kind, in this one.
@@ -189,6 +195,10 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 			p.Spec.PreemptionPolicy = op.Spec.PreemptionPolicy
 		}
 	}
+	obj, err := s.mutateUpdate(t, obj, old, sent)
+	if err != nil {
+		return nil, err
+	}
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {
@@ -209,6 +219,9 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	errs := validateMetaUpdate(m, om)
 	errs = append(errs, validateKindUpdate(r, obj, old)...)
 	if err := s.validate(contextBackground(), Update, r, obj, old, t.name, t.subresource, errs); err != nil {
+		return nil, err
+	}
+	if err := s.validateWebhooks(t, admissionv1.Update, obj, old); err != nil {
 		return nil, err
 	}
 	b, err := encodeStored(r.resourceType, obj)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	admissionv1 "k8s.io/api/admission/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -232,6 +233,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
+	t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
 	if err != nil {
 		writeError(w, err)
@@ -274,15 +276,19 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err := s.trackCreate(r, d.obj, manager); err != nil {
 		return nil, nil, err
 	}
-	s.fillSystemFields(m)
-	s.admitLimitRanges(ctx, d.obj)
-	prepareCreate(r.resourceType, d.obj, m)
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, nil, err
 	}
 	if err := admitCustom(r, m.GetName()); err != nil {
 		return nil, nil, err
 	}
+	s.admitLimitRanges(ctx, d.obj)
+	// Webhooks see the object before the registry fills in its uid and creation time.
+	if d.obj, m, err = s.mutateCreate(t, d.obj); err != nil {
+		return nil, nil, err
+	}
+	s.fillSystemFields(m)
+	prepareCreate(r.resourceType, d.obj, m)
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
 		obj, om := d.obj, m
@@ -294,7 +300,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 			om.SetName(s.generateName(m.GetGenerateName()))
 		}
 		unlock := s.lockObject(r, om.GetNamespace(), om.GetName())
-		b, err := s.createHeld(ctx, r, obj, om, dryRun(opts.DryRun), true)
+		b, err := s.createHeld(ctx, t, obj, om, dryRun(opts.DryRun), true)
 		unlock()
 		if !generated || !apierrors.IsAlreadyExists(err) || attempt+1 >= generateNameAttempts {
 			return b, warnings, err
@@ -305,18 +311,19 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 // createNamed admits, validates and stores a new object of a name that does not exist, whose
 // managedFields and system fields are set and whose strategy ran. The caller holds the object's
 // lock.
-func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
-	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
+func (s *Server) createNamed(ctx context.Context, t target, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
+	if err := s.admitNamespace(ctx, t.res, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, err
 	}
-	return s.createHeld(ctx, r, obj, m, dry, false)
+	return s.createHeld(ctx, t, obj, m, dry, false)
 }
 
 // createHeld validates and stores a new object whose namespace was admitted, in the apiserver's
 // order: a service's allocation, then one 422 of ObjectMeta's and the kind's causes, then (when
 // checkExists; the caller may have looked already) the 409 of a name that exists. The caller holds
 // the object's lock.
-func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
+func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
+	r := t.res
 	if svc, ok := obj.(*corev1.Service); ok {
 		release, err := s.admitService(contextBackground(), r, svc)
 		if err != nil {
@@ -325,6 +332,9 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 		defer release()
 	}
 	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
+		return nil, err
+	}
+	if err := s.validateWebhooks(t, admissionv1.Create, obj, nil); err != nil {
 		return nil, err
 	}
 	if j, ok := obj.(*batchv1.Job); ok {
