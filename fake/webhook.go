@@ -9,6 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -143,8 +144,11 @@ func (s *Server) webhooks(ctx context.Context, mutating bool) ([]webhook, error)
 // admissionAttributes are what a webhook is matched against and told: the operation on an object
 // (or, for a delete, the old object alone) of a resource.
 type admissionAttributes struct {
-	op          admissionv1.Operation
-	res         *served
+	op  admissionv1.Operation
+	res *served
+	// typ is the objects' kind and encoding: the resource's, or a Scale's for a scale
+	// subresource.
+	typ         *resourceType
 	subresource string
 	name        string
 	namespace   string
@@ -283,11 +287,15 @@ func (s *Server) mutate(t target, op admissionv1.Operation, obj, old runtime.Obj
 	if t.admit == nil {
 		return obj, nil
 	}
+	return s.mutateAttributes(t, t.attributes(op, obj, old))
+}
+
+// mutateAttributes is mutate of the attributes' object.
+func (s *Server) mutateAttributes(t target, a *admissionAttributes) (runtime.Object, error) {
 	hooks, err := s.webhooks(t.admit.ctx, true)
 	if err != nil || len(hooks) == 0 {
-		return obj, err
+		return a.obj, err
 	}
-	a := t.attributes(op, obj, old)
 	var reinvoke []int // the IfNeeded webhooks called so far, then those to call again
 	again := map[int]bool{}
 	for i := range hooks {
@@ -333,11 +341,15 @@ func (s *Server) validateWebhooks(t target, op admissionv1.Operation, obj, old r
 	if t.admit == nil {
 		return nil
 	}
+	return s.validateAttributes(t, t.attributes(op, obj, old))
+}
+
+// validateAttributes is validateWebhooks of the attributes.
+func (s *Server) validateAttributes(t target, a *admissionAttributes) error {
 	hooks, err := s.webhooks(t.admit.ctx, false)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	a := t.attributes(op, obj, old)
 	for i := range hooks {
 		h := &hooks[i]
 		ok, err := s.matches(t.admit.ctx, h, a)
@@ -385,7 +397,7 @@ func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions) 
 // attributes are the target's attributes for an operation on obj (old, for an update or a
 // delete). A deletecollection's deletes name no object, as the apiserver's.
 func (t target) attributes(op admissionv1.Operation, obj, old runtime.Object) *admissionAttributes {
-	a := &admissionAttributes{op: op, res: t.res, subresource: t.subresource, name: t.name, namespace: t.namespace, obj: obj, old: old}
+	a := &admissionAttributes{op: op, res: t.res, typ: t.res.resourceType, subresource: t.subresource, name: t.name, namespace: t.namespace, obj: obj, old: old}
 	if obj != nil {
 		if m, err := meta.Accessor(obj); err == nil {
 			a.name = m.GetName()
@@ -447,4 +459,40 @@ func (s *Server) mutateUpdate(t target, obj, old runtime.Object, sent sentFields
 	m.SetResourceVersion(rv)
 	m.SetGeneration(gen)
 	return obj, nil
+}
+
+// mutateScale runs the mutating webhooks of an update of a scale subresource on the Scale: the
+// apiserver's webhooks of "*/scale" see Scales (without their managed fields), not the parent
+// object. It returns the Scale they made, with sc's managed fields.
+func (s *Server) mutateScale(t target, sc, old *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+	if t.admit == nil {
+		return sc, nil
+	}
+	obj, err := s.mutateAttributes(t, scaleAttributes(t, sc, old))
+	if err != nil {
+		return nil, err
+	}
+	out := obj.(*autoscalingv1.Scale)
+	out.ManagedFields = sc.ManagedFields
+	return out, nil
+}
+
+// validateScale runs the validating webhooks of an update of a scale subresource on the Scale.
+func (s *Server) validateScale(t target, sc, old *autoscalingv1.Scale) error {
+	if t.admit == nil {
+		return nil
+	}
+	return s.validateAttributes(t, scaleAttributes(t, sc, old))
+}
+
+// scaleAttributes are the attributes of an update of a Scale, the Scales without managed fields.
+func scaleAttributes(t target, sc, old *autoscalingv1.Scale) *admissionAttributes {
+	strip := func(sc *autoscalingv1.Scale) *autoscalingv1.Scale {
+		c := sc.DeepCopy()
+		c.ManagedFields = nil
+		return c
+	}
+	a := t.attributes(admissionv1.Update, strip(sc), strip(old))
+	a.typ = scaleType
+	return a
 }

@@ -104,7 +104,7 @@ func (s *Server) callMutating(t target, h *webhook, attrs *admissionAttributes) 
 	if attrs.obj == nil {
 		return false, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
 	}
-	before, err := encode(t.res.resourceType, attrs.obj)
+	before, err := encode(attrs.typ, attrs.obj)
 	if err != nil {
 		return false, err
 	}
@@ -112,11 +112,11 @@ func (s *Server) callMutating(t target, h *webhook, attrs *admissionAttributes) 
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
-	d, err := decodeBody(t.res.resourceType, patched)
+	d, err := decodeBody(attrs.typ, patched)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
-	after, err := encode(t.res.resourceType, d.obj)
+	after, err := encode(attrs.typ, d.obj)
 	if err != nil {
 		return false, err
 	}
@@ -157,7 +157,7 @@ func reviewOf(a *admissionRequest, attrs *admissionAttributes, uid types.UID) ([
 		if obj == nil {
 			return runtime.RawExtension{}, nil
 		}
-		b, err := encode(attrs.res.resourceType, obj)
+		b, err := encode(attrs.typ, obj)
 		return runtime.RawExtension{Raw: b}, err
 	}
 	object, err := raw(attrs.obj)
@@ -172,7 +172,7 @@ func reviewOf(a *admissionRequest, attrs *admissionAttributes, uid types.UID) ([
 	if err != nil {
 		return nil, err
 	}
-	gvk, gvr := attrs.res.gvk, attrs.res.gvr
+	gvk, gvr := attrs.typ.gvk, attrs.res.gvr
 	kind := metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
 	resource := metav1.GroupVersionResource{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource}
 	dry := dryRun(a.dryRun) || (a.deleteOptions != nil && dryRun(a.deleteOptions.DryRun))
