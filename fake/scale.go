@@ -203,16 +203,17 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 			return
 		}
 		dry, fieldValidation, manager = dryRun(opts.DryRun), opts.FieldValidation, opts.FieldManager
-		t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
+		t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 		if manager == "" && pt != types.ApplyYAMLPatchType {
 			manager = patch.ManagerFromUserAgent(r.UserAgent())
 		}
 		b, warnings, err := s.scaleObject(r, t, dry, fieldValidation, manager, pt, opts.Force != nil && *opts.Force)
 		if err != nil {
+			addWarnings(w, t.admit.warnings)
 			writeError(w, err)
 			return
 		}
-		addWarnings(w, warnings)
+		addWarnings(w, append(warnings, t.admit.warnings...))
 		writeBody(w, http.StatusOK, b)
 		return
 	}
@@ -229,13 +230,14 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
-	t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, warnings, err := s.scaleObject(r, t, dryRun(opts.DryRun), opts.FieldValidation, manager, "", false)
 	if err != nil {
+		addWarnings(w, t.admit.warnings)
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, t.admit.warnings...))
 	writeBody(w, http.StatusOK, b)
 }
 

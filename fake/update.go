@@ -62,13 +62,14 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
-	t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, created, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
 	if err != nil {
+		addWarnings(w, t.admit.warnings)
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, t.admit.warnings...))
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
@@ -109,6 +110,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 			return nil, false, err
 		}
 		s.admitLimitRanges(ctx, obj)
+		admitCreate(obj, m)
 		if obj, m, err = s.mutateCreate(t, obj); err != nil {
 			return nil, false, err
 		}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -48,17 +49,29 @@ var webhookUser = authenticationv1.UserInfo{Username: "admin", UID: "6d1c1b6e-3f
 // makes itself, which calls no webhook.
 type admissionRequest struct {
 	ctx context.Context
-	// w receives the webhooks' warnings as Warning headers.
+	// w receives the webhooks' warnings as Warning headers; when nil, they are kept in warnings
+	// for the handler, which sends them after the write's own (those of its decoding).
 	w                             http.ResponseWriter
+	warnings                      []string
 	dryRun                        []string
 	fieldManager, fieldValidation string
 	deleteOptions                 *metav1.DeleteOptions
 	collection                    bool
 }
 
-// writeAdmission is the admissionRequest of a create, update or patch with these options.
-func writeAdmission(r *http.Request, w http.ResponseWriter, dryRun []string, fieldManager, fieldValidation string) *admissionRequest {
-	return &admissionRequest{ctx: r.Context(), w: w, dryRun: dryRun, fieldManager: fieldManager, fieldValidation: fieldValidation}
+// writeAdmission is the admissionRequest of a create, update or patch with these options; the
+// handler sends its warnings.
+func writeAdmission(r *http.Request, dryRun []string, fieldManager, fieldValidation string) *admissionRequest {
+	return &admissionRequest{ctx: r.Context(), dryRun: dryRun, fieldManager: fieldManager, fieldValidation: fieldValidation}
+}
+
+// warn passes a webhook's warnings to the client.
+func (a *admissionRequest) warn(warnings []string) {
+	if a.w != nil {
+		addWarnings(a.w, warnings)
+		return
+	}
+	a.warnings = append(a.warnings, warnings...)
 }
 
 // operationOptions are the options the webhooks of op receive: a patch's become UpdateOptions, or
@@ -139,6 +152,18 @@ func (s *Server) webhooks(ctx context.Context, mutating bool) ([]webhook, error)
 	}
 	slices.SortStableFunc(out, func(a, b webhook) int { return strings.Compare(a.configuration, b.configuration) })
 	return out, nil
+}
+
+// anyWebhooks reports whether a webhook configuration is stored.
+func (s *Server) anyWebhooks(ctx context.Context) bool {
+	for _, gr := range []schema.GroupResource{mutatingWebhooksGR, validatingWebhooksGR} {
+		if r := s.servedGR(gr); r != nil {
+			if page, err := r.cache.List(ctx, watchcache.ListOptions{ResourceVersion: "0", Limit: 1}); err == nil && len(page.Items) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // admissionAttributes are what a webhook is matched against and told: the operation on an object
@@ -387,6 +412,15 @@ func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions) 
 		return nil
 	}
 	t.name = name
+	if t.res.gvr.GroupResource() == namespacesGR && (opts.Preconditions == nil || opts.Preconditions.UID == nil) {
+		// The namespace registry's delete makes its uid a precondition before admission.
+		c := *opts
+		c.Preconditions = &metav1.Preconditions{UID: ptrTo(m.GetUID())}
+		if opts.Preconditions != nil {
+			c.Preconditions.ResourceVersion = opts.Preconditions.ResourceVersion
+		}
+		opts = &c
+	}
 	t.admit.deleteOptions = opts
 	if _, err := s.mutate(t, admissionv1.Delete, nil, old); err != nil {
 		return err
@@ -403,7 +437,10 @@ func (t target) attributes(op admissionv1.Operation, obj, old runtime.Object) *a
 			a.name = m.GetName()
 		}
 	}
-	if !t.res.namespaced {
+	switch {
+	case t.res.gvr.GroupResource() == namespacesGR && t.res.custom == nil:
+		a.namespace = a.name // a namespace is in itself, for the apiserver's admission
+	case !t.res.namespaced:
 		a.namespace = ""
 	}
 	if t.admit.collection {
@@ -495,4 +532,50 @@ func scaleAttributes(t target, sc, old *autoscalingv1.Scale) *admissionAttribute
 	a := t.attributes(admissionv1.Update, strip(sc), strip(old))
 	a.typ = scaleType
 	return a
+}
+
+// admitComputed runs the webhooks of a create of a pod's binding or eviction on its body,
+// decoded as typ, and returns the body the mutating ones made. A body that does not decode calls
+// no webhook: the subresource answers for it.
+func (s *Server) admitComputed(r *http.Request, w http.ResponseWriter, t target, typ *resourceType, body []byte, opts metav1.CreateOptions) ([]byte, error) {
+	if !s.anyWebhooks(r.Context()) {
+		return body, nil
+	}
+	d, err := decodeBody(typ, body)
+	if err != nil {
+		return body, nil
+	}
+	m, err := meta.Accessor(d.obj)
+	if err != nil {
+		return body, nil
+	}
+	if m.GetNamespace() == "" {
+		m.SetNamespace(t.namespace)
+	}
+	sent := d.obj
+	if typ == bindingType && s.fields != nil {
+		// The binding's create handler tracks the Binding's fields (the webhooks see its
+		// managedFields; the eviction's does not), which the binding itself does not store.
+		manager := opts.FieldManager
+		if manager == "" {
+			manager = patch.ManagerFromUserAgent(r.UserAgent())
+		}
+		if out, err := s.fields.UpdateObject(nil, d.obj, typ.gvk, t.subresource, manager); err == nil {
+			sent = out
+		}
+	}
+	t.admit = &admissionRequest{ctx: r.Context(), w: w, dryRun: opts.DryRun, fieldManager: opts.FieldManager, fieldValidation: opts.FieldValidation}
+	a := t.attributes(admissionv1.Create, sent, nil)
+	a.typ = typ
+	obj, err := s.mutateAttributes(t, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validateAttributes(t, a); err != nil {
+		return nil, err
+	}
+	if obj == sent {
+		return body, nil
+	}
+	return encode(typ, obj)
 }

@@ -67,7 +67,7 @@ func (s *Server) call(a *admissionRequest, h *webhook, attrs *admissionAttribute
 	if err := verifyResponse(resp, uid, h.mutating); err != nil {
 		return s.callFailed(h, &webhookCallError{h.name, fmt.Errorf("received invalid webhook response: %w", err)})
 	}
-	addWarnings(a.w, resp.Warnings)
+	a.warn(resp.Warnings)
 	if !resp.Allowed {
 		return nil, deniedBy(h.name, resp.Result)
 	}

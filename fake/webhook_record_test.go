@@ -105,6 +105,36 @@ var webhookCases = []writeCase{
 		{Name: "pod", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p1"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`},
 		{Name: "pod status", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/status", ContentType: "application/merge-patch+json", Body: `{"status":{"phase":"Running"}}`},
 	}},
+	{Name: "whpods", Steps: []writeStep{
+		nsStep(),
+		whConfig("MutatingWebhookConfiguration", "{ns}",
+			wh("sidecar.example.com", "/add-sidecar", `"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}]`),
+			wh("status.example.com", "/label", `"rules":[{"operations":["UPDATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods/status"]}]`),
+			wh("warn.example.com", "/warn", `"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["configmaps"]}]`)),
+		whConfig("ValidatingWebhookConfiguration", "{ns}",
+			wh("patching.example.com", "/label", `"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["secrets"]}]`),
+			wh("status-code.example.com", "/403-status", `"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["services"]}]`),
+			wh("evict.example.com", "/deny-reason", `"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods/eviction","pods/binding"]}]`)),
+		{Name: "pod gets a defaulted sidecar", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p1"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`},
+		{Name: "pod status labelled", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/status", ContentType: "application/merge-patch+json", Body: `{"status":{"phase":"Running"}}`},
+		{Name: "warnings after unknown fields", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1"},"bogus":1}`},
+		{Name: "validating webhook patches", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"s1"}}`},
+		{Name: "webhook answers a Status", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"svc"},"spec":{"ports":[{"port":80}]}}`},
+		{Name: "binding", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/p1/binding", Body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p1"},"target":{"kind":"Node","name":"n1"}}`},
+		{Name: "eviction", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/p1/eviction", Body: `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p1"}}`},
+	}},
+	{Name: "whnamespaces", Steps: []writeStep{
+		nsStep(),
+		whConfig("MutatingWebhookConfiguration", "{ns}",
+			wh("ns-mutate.example.com", "/label", `"rules":[{"operations":["CREATE","DELETE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["namespaces"]}]`)+``),
+		whConfig("ValidatingWebhookConfiguration", "{ns}",
+			wh("ns-validate.example.com", "/allow", `"rules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"scope":"Cluster"}]`)),
+		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"{ns}"}}`},
+		{Name: "other namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"x-{ns}"}}`},
+		{Name: "namespaced object", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1"}}`},
+		{Name: "update namespace", Method: "PATCH", Path: "/api/v1/namespaces/{ns}", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"a":"b"}}}`},
+		{Name: "delete namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}"},
+	}},
 }
 
 // cmRules are the rules of a webhook of config maps' creates and updates.
@@ -160,21 +190,54 @@ func TestRecordOracleWebhooks(t *testing.T) { webhooksRecording.record(t, oracle
 
 // TestObservedWebhooks replays the recorded webhook calls against the fake: the answers and the
 // reviews each webhook received. The user the reviews name is the oracle's token's, the fake's
-// admin in the fake; a review's uid, random, is compared by presence.
+// admin in the fake; a review's uid, random, is compared by presence, and so are allocated
+// cluster IPs. A Binding's managed fields differ: the apiserver's schema makes its target atomic
+// ("f:target": {}), client-go's type converter does not (the target's fields).
 func TestObservedWebhooks(t *testing.T) {
-	webhooksRecording.replay(t, noControllers, func(_ string, got, want *observedStep) {
+	webhooksRecording.replay(t, noControllers, func(step string, got, want *observedStep) {
 		for _, st := range []*observedStep{got, want} {
 			for i, r := range st.Reviews {
 				st.Reviews[i] = mapLeaves(r, func(v any, key, parent string) any {
-					if key == "username" && parent == "userInfo" {
+					switch {
+					case key == "username" && parent == "userInfo":
 						return "<user>"
+					case key == "clusterIP", key == "clusterIPs":
+						return "<allocated>"
 					}
 					return v
 				})
+				if step == "whpods/binding" {
+					st.Reviews[i] = withoutFieldsV1(st.Reviews[i])
+				}
 			}
 			st.Response = json.RawMessage(reviewUID.ReplaceAll(st.Response, []byte(`expected response.uid=\"<review>\"`)))
 		}
 	})
+}
+
+// withoutFieldsV1 replaces the fieldsV1 of the managed fields of a review's object by a
+// placeholder.
+func withoutFieldsV1(review json.RawMessage) json.RawMessage {
+	var v struct {
+		Path    string         `json:"path"`
+		Request map[string]any `json:"request"`
+	}
+	if json.Unmarshal(review, &v) != nil {
+		return review
+	}
+	if obj, ok := v.Request["object"].(map[string]any); ok {
+		if m, ok := obj["metadata"].(map[string]any); ok {
+			if entries, ok := m["managedFields"].([]any); ok {
+				for _, e := range entries {
+					if e, ok := e.(map[string]any); ok {
+						e["fieldsV1"] = "<fields>"
+					}
+				}
+			}
+		}
+	}
+	out, _ := json.Marshal(v)
+	return out
 }
 
 // reviewUID is a review's uid in the message of a response that answered another.
@@ -248,6 +311,11 @@ func (hs *webhookServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/slow":
 		time.Sleep(2 * time.Second)
+	case "/403-status":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"go away","reason":"Forbidden","code":403}`))
+		return
 	case "/no-response":
 		resp = nil
 	}
@@ -299,6 +367,8 @@ func answer(path string, req *admissionv1.AdmissionRequest) *admissionv1.Admissi
 		}
 	case "/warn":
 		resp.Warnings = []string{"deleting " + req.Name, "second warning"}
+	case "/add-sidecar":
+		setPatch([]map[string]any{{"op": "add", "path": "/spec/containers/-", "value": map[string]string{"name": "sidecar", "image": "busybox"}}})
 	case "/deny":
 		resp.Allowed = false
 	case "/deny-reason":

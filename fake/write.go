@@ -233,13 +233,14 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
-	t.admit = writeAdmission(r, w, opts.DryRun, opts.FieldManager, opts.FieldValidation)
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
 	if err != nil {
+		addWarnings(w, t.admit.warnings)
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, t.admit.warnings...))
 	writeBody(w, http.StatusCreated, obj)
 }
 
@@ -283,6 +284,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		return nil, nil, err
 	}
 	s.admitLimitRanges(ctx, d.obj)
+	admitCreate(d.obj, m)
 	// Webhooks see the object before the registry fills in its uid and creation time.
 	if d.obj, m, err = s.mutateCreate(t, d.obj); err != nil {
 		return nil, nil, err
