@@ -58,8 +58,8 @@ type server struct {
 	// observe, when set, adds to a step's record what the step caused elsewhere (the reviews a
 	// webhook server received).
 	observe func(norm *normalizer, o *observedStep)
-	// settle is how long a write of a webhook configuration takes to be seen: the apiserver's
-	// webhooks are read through an informer, the fake's at once.
+	// settle is how long a write of a webhook configuration takes to be seen (the apiserver's
+	// webhooks are read through an informer, the fake's at once), and a new CRD to be served.
 	settle time.Duration
 }
 
@@ -106,8 +106,8 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 		if len(unsubs) > 0 {
 			b = []byte(strings.NewReplacer(unsubs...).Replace(string(b)))
 		}
-		if srv.settle > 0 && st.Method != "GET" && strings.Contains(st.Path, "webhookconfigurations") {
-			time.Sleep(srv.settle)
+		if srv.settle > 0 && st.Method != "GET" && (strings.Contains(st.Path, "webhookconfigurations") || strings.HasSuffix(st.Path, "/customresourcedefinitions")) {
+			time.Sleep(srv.settle) // and a CRD to be established
 		}
 		var meta struct {
 			Metadata struct{ UID, ResourceVersion string } `json:"metadata"`

@@ -128,14 +128,35 @@ var webhookCases = []writeCase{
 		whConfig("MutatingWebhookConfiguration", "{ns}",
 			wh("ns-mutate.example.com", "/label", `"rules":[{"operations":["CREATE","DELETE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["namespaces"]}]`)+``),
 		whConfig("ValidatingWebhookConfiguration", "{ns}",
-			wh("ns-validate.example.com", "/allow", `"rules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"scope":"Cluster"}]`)),
+			wh("ns-validate.example.com", "/allow", `"rules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"scope":"Cluster"}],`+
+				`"objectSelector":{"matchLabels":{"kubernetes.io/metadata.name":"{ns}"}}`)),
 		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"{ns}"}}`},
 		{Name: "other namespace", Method: "POST", Path: "/api/v1/namespaces", Body: `{"metadata":{"name":"x-{ns}"}}`},
 		{Name: "namespaced object", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1"}}`},
 		{Name: "update namespace", Method: "PATCH", Path: "/api/v1/namespaces/{ns}", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"a":"b"}}}`},
 		{Name: "delete namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}"},
 	}},
+	{Name: "whcustom", Steps: []writeStep{
+		nsStep(),
+		{Name: "crd", Method: "POST", Path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Body: whGadgetCRD},
+		whConfig("MutatingWebhookConfiguration", "{ns}", wh("gadget-label.example.com", "/label", whGadgetRules)),
+		whConfig("ValidatingWebhookConfiguration", "{ns}", wh("gadget-color.example.com", "/validate-color", whGadgetRules)),
+		{Name: "create", Method: "POST", Path: "/apis/whcustom.example.com/v1/namespaces/{ns}/gadgets", Body: `{"apiVersion":"whcustom.example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"color":"blue"},"status":{"ready":true}}`},
+		{Name: "denied", Method: "POST", Path: "/apis/whcustom.example.com/v1/namespaces/{ns}/gadgets", Body: `{"apiVersion":"whcustom.example.com/v1","kind":"Gadget","metadata":{"name":"g2","labels":{"color":"red"}},"spec":{"color":"red"}}`},
+		{Name: "status", Method: "PATCH", Path: "/apis/whcustom.example.com/v1/namespaces/{ns}/gadgets/g1/status", ContentType: "application/merge-patch+json", Body: `{"status":{"ready":true}}`},
+		{Name: "update denied", Method: "PATCH", Path: "/apis/whcustom.example.com/v1/namespaces/{ns}/gadgets/g1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"color":"red"}}}`},
+	}},
 }
+
+// whGadgetCRD is a namespaced custom resource with a status subresource and a defaulted field.
+const whGadgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gadgets.whcustom.example.com"},` +
+	`"spec":{"group":"whcustom.example.com","scope":"Namespaced","names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},` +
+	`"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","properties":{` +
+	`"spec":{"type":"object","properties":{"color":{"type":"string"},"size":{"type":"string","default":"small"}}},` +
+	`"status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}}}]}}`
+
+// whGadgetRules are the rules of a webhook of gadgets and their status.
+const whGadgetRules = `"rules":[{"operations":["CREATE","UPDATE"],"apiGroups":["whcustom.example.com"],"apiVersions":["v1"],"resources":["gadgets","gadgets/status"]}]`
 
 // cmRules are the rules of a webhook of config maps' creates and updates.
 const cmRules = `"rules":[{"operations":["CREATE","UPDATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["configmaps"]}]`
