@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -578,4 +579,29 @@ func (s *Server) admitComputed(r *http.Request, w http.ResponseWriter, t target,
 		return body, nil
 	}
 	return encode(typ, obj)
+}
+
+// matchConditionWarnings are the fake's warnings for a webhook configuration whose webhooks have
+// matchConditions: they are CEL expressions, which the fake cannot evaluate without
+// k8s.io/apiserver, so it calls such a webhook as if they all held. Refusing the configuration
+// would break a test that installs it; calling the webhook more often than a cluster does is
+// what a webhook can answer, and the warning says why it is called.
+func matchConditionWarnings(obj runtime.Object) []string {
+	var out []string
+	warn := func(name string, n int) {
+		if n > 0 {
+			out = append(out, fmt.Sprintf("webhook %q: the fake does not evaluate matchConditions (CEL); it calls the webhook as if they all held", name))
+		}
+	}
+	switch c := obj.(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for _, h := range c.Webhooks {
+			warn(h.Name, len(h.MatchConditions))
+		}
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for _, h := range c.Webhooks {
+			warn(h.Name, len(h.MatchConditions))
+		}
+	}
+	return out
 }

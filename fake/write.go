@@ -207,6 +207,9 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 // kindWarnings are the warnings a kind's strategy gives for an object it creates or updates
 // (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy.
 func kindWarnings(obj runtime.Object) []string {
+	if w := matchConditionWarnings(obj); w != nil {
+		return w
+	}
 	if pv, ok := obj.(*corev1.PersistentVolume); ok && pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle {
 		return []string{"spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning."}
 	}
