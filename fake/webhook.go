@@ -66,6 +66,11 @@ func writeAdmission(r *http.Request, dryRun []string, fieldManager, fieldValidat
 	return &admissionRequest{ctx: r.Context(), dryRun: dryRun, fieldManager: fieldManager, fieldValidation: fieldValidation}
 }
 
+// isDryRun reports whether the request is a dry run (its options', or its DeleteOptions').
+func (a *admissionRequest) isDryRun() bool {
+	return dryRun(a.dryRun) || (a.deleteOptions != nil && dryRun(a.deleteOptions.DryRun))
+}
+
 // warn passes a webhook's warnings to the client.
 func (a *admissionRequest) warn(warnings []string) {
 	if a.w != nil {

@@ -47,7 +47,7 @@ const maxWebhookResponse = 2 * maxBodyBytes
 // request. A refusal is the apiserver's error for it; a failure to call is ignored (nil response,
 // nil error) under failurePolicy Ignore. Its warnings go to the client.
 func (s *Server) call(a *admissionRequest, h *webhook, attrs *admissionAttributes) (*admissionv1.AdmissionResponse, error) {
-	if dryRun(a.dryRun) {
+	if a.isDryRun() {
 		if h.sideEffects == nil {
 			return s.callFailed(h, &webhookCallError{h.name, errors.New("Webhook SideEffects is nil")})
 		}
@@ -175,7 +175,7 @@ func reviewOf(a *admissionRequest, attrs *admissionAttributes, uid types.UID) ([
 	gvk, gvr := attrs.typ.gvk, attrs.res.gvr
 	kind := metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
 	resource := metav1.GroupVersionResource{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource}
-	dry := dryRun(a.dryRun) || (a.deleteOptions != nil && dryRun(a.deleteOptions.DryRun))
+	dry := a.isDryRun()
 	return json.Marshal(&admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{Kind: "AdmissionReview", APIVersion: admissionv1.SchemeGroupVersion.String()},
 		Request: &admissionv1.AdmissionRequest{

@@ -165,6 +165,12 @@ func TestDryRunSideEffects(t *testing.T) {
 			}
 		})
 	}
+	t.Run("dry-run delete", func(t *testing.T) {
+		a := &admissionRequest{ctx: t.Context(), deleteOptions: &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}}
+		if _, err := s.call(a, &webhook{name: "w", sideEffects: &some}, nil); !apierrors.IsBadRequest(err) {
+			t.Fatalf("error %v, want the dry run refused", err)
+		}
+	})
 }
 
 // TestMatchConditionWarnings: a configuration whose webhooks have matchConditions is stored with a
