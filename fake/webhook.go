@@ -220,6 +220,21 @@ func ruleMatches(rules []admissionregistrationv1.RuleWithOperations, op admissio
 	return false
 }
 
+// exemptFromWebhooks reports whether writes of the kind call no webhook: the admission
+// configuration kinds, so that a webhook cannot keep itself from being changed or removed (the
+// apiserver's IsExemptAdmissionConfigurationResource).
+func exemptFromWebhooks(gvk schema.GroupVersionKind) bool {
+	if gvk.Group != admissionregistrationv1.GroupName {
+		return false
+	}
+	switch gvk.Kind {
+	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+		"ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+		return true
+	}
+	return false
+}
+
 // anyOf reports whether list holds one of the values.
 func anyOf[T comparable](list []T, values ...T) bool {
 	for _, v := range values {
@@ -261,7 +276,7 @@ func labelsOf(obj runtime.Object) map[string]string {
 // object's labels). matchConditions are not evaluated (CEL): a webhook with them is called as if
 // all were true.
 func (s *Server) matches(ctx context.Context, h *webhook, a *admissionAttributes) (bool, error) {
-	if !ruleMatches(h.rules, a.op, a.res.gvr, a.subresource, a.res.namespaced) {
+	if exemptFromWebhooks(a.typ.gvk) || !ruleMatches(h.rules, a.op, a.res.gvr, a.subresource, a.res.namespaced) {
 		return false, nil
 	}
 	var nsLabels map[string]string

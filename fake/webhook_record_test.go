@@ -146,6 +146,16 @@ var webhookCases = []writeCase{
 		{Name: "status", Method: "PATCH", Path: "/apis/whcustom.example.com/v1/namespaces/{ns}/gadgets/g1/status", ContentType: "application/merge-patch+json", Body: `{"status":{"ready":true}}`},
 		{Name: "update denied", Method: "PATCH", Path: "/apis/whcustom.example.com/v1/namespaces/{ns}/gadgets/g1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"color":"red"}}}`},
 	}},
+	{Name: "whexempt", Steps: []writeStep{
+		nsStep(),
+		whConfig("ValidatingWebhookConfiguration", "{ns}", wh("everything.example.com", "/deny-reason",
+			`"rules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*/*"]}],"objectSelector":{"matchLabels":{"case":"{ns}"}}`)),
+		{Name: "cluster role denied", Method: "POST", Path: "/apis/rbac.authorization.k8s.io/v1/clusterroles", Body: `{"metadata":{"name":"{ns}","labels":{"case":"{ns}"}}}`},
+		{Name: "webhook configuration not sent", Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", Body: `{"metadata":{"name":"x-{ns}","labels":{"case":"{ns}"}}}`},
+		{Name: "admission policy not sent", Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", Body: `{"metadata":{"name":"{ns}","labels":{"case":"{ns}"}},"spec":{"matchConstraints":{"resourceRules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}]},"validations":[{"expression":"true"}]}}`},
+		{Name: "its own configuration not sent", Method: "PATCH", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{ns}", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"case":"{ns}"}}}`},
+		{Name: "delete its own configuration", Method: "DELETE", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{ns}"},
+	}},
 }
 
 // whGadgetCRD is a namespaced custom resource with a status subresource and a defaulted field.
