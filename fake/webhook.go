@@ -11,6 +11,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,8 +33,9 @@ import (
 // when a later webhook changed the object; validating webhooks run after validation. This file
 // chooses and orders the webhooks; webhook_call.go calls one.
 //
-// Writes the fake makes itself (its garbage collector and namespace controller, Store) and the
-// computed subresources (binding, eviction, token) call no webhook.
+// Writes the fake makes itself (its garbage collector and namespace controller, Store,
+// Options.Objects), service accounts' tokens and custom resources' scale subresource call no
+// webhook; pods' bindings and evictions do (admitComputed).
 
 var (
 	mutatingWebhooksGR   = schema.GroupResource{Group: admissionregistrationv1.GroupName, Resource: "mutatingwebhookconfigurations"}
@@ -101,7 +103,6 @@ func (a *admissionRequest) operationOptions(op admissionv1.Operation) runtime.Ob
 // webhook is one webhook of a configuration, mutating or validating.
 type webhook struct {
 	configuration string
-	index         int
 	mutating      bool
 	name          string
 	clientConfig  admissionregistrationv1.WebhookClientConfig
@@ -142,15 +143,15 @@ func (s *Server) webhooks(ctx context.Context, mutating bool) ([]webhook, error)
 		}
 		switch c := obj.(type) {
 		case *admissionregistrationv1.MutatingWebhookConfiguration:
-			for i, h := range c.Webhooks {
-				out = append(out, webhook{configuration: c.Name, index: i, mutating: true, name: h.Name, clientConfig: h.ClientConfig,
+			for _, h := range c.Webhooks {
+				out = append(out, webhook{configuration: c.Name, mutating: true, name: h.Name, clientConfig: h.ClientConfig,
 					rules: h.Rules, failurePolicy: h.FailurePolicy, namespaceSel: h.NamespaceSelector, objectSel: h.ObjectSelector,
 					sideEffects: h.SideEffects, timeout: h.TimeoutSeconds,
 					reinvoke: h.ReinvocationPolicy != nil && *h.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy})
 			}
 		case *admissionregistrationv1.ValidatingWebhookConfiguration:
-			for i, h := range c.Webhooks {
-				out = append(out, webhook{configuration: c.Name, index: i, name: h.Name, clientConfig: h.ClientConfig,
+			for _, h := range c.Webhooks {
+				out = append(out, webhook{configuration: c.Name, name: h.Name, clientConfig: h.ClientConfig,
 					rules: h.Rules, failurePolicy: h.FailurePolicy, namespaceSel: h.NamespaceSelector, objectSel: h.ObjectSelector,
 					sideEffects: h.SideEffects, timeout: h.TimeoutSeconds})
 			}
@@ -176,8 +177,10 @@ type admissionAttributes struct {
 	op  admissionv1.Operation
 	res *served
 	// typ is the objects' kind and encoding: the resource's, or a Scale's for a scale
-	// subresource.
+	// subresource; gvr is the resource the request names (the bindings collection is a
+	// resource of its own, served by pods' binding).
 	typ         *resourceType
+	gvr         schema.GroupVersionResource
 	subresource string
 	name        string
 	namespace   string
@@ -276,7 +279,7 @@ func labelsOf(obj runtime.Object) map[string]string {
 // object's labels). matchConditions are not evaluated (CEL): a webhook with them is called as if
 // all were true.
 func (s *Server) matches(ctx context.Context, h *webhook, a *admissionAttributes) (bool, error) {
-	if exemptFromWebhooks(a.typ.gvk) || !ruleMatches(h.rules, a.op, a.res.gvr, a.subresource, a.res.namespaced) {
+	if exemptFromWebhooks(a.typ.gvk) || !ruleMatches(h.rules, a.op, a.gvr, a.subresource, a.res.namespaced) {
 		return false, nil
 	}
 	var nsLabels map[string]string
@@ -450,7 +453,7 @@ func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions) 
 // attributes are the target's attributes for an operation on obj (old, for an update or a
 // delete). A deletecollection's deletes name no object, as the apiserver's.
 func (t target) attributes(op admissionv1.Operation, obj, old runtime.Object) *admissionAttributes {
-	a := &admissionAttributes{op: op, res: t.res, typ: t.res.resourceType, subresource: t.subresource, name: t.name, namespace: t.namespace, obj: obj, old: old}
+	a := &admissionAttributes{op: op, res: t.res, typ: t.res.resourceType, gvr: t.res.gvr, subresource: t.subresource, name: t.name, namespace: t.namespace, obj: obj, old: old}
 	if obj != nil {
 		if m, err := meta.Accessor(obj); err == nil {
 			a.name = m.GetName()
@@ -586,6 +589,9 @@ func (s *Server) admitComputed(r *http.Request, w http.ResponseWriter, t target,
 	t.admit = &admissionRequest{ctx: r.Context(), w: w, dryRun: opts.DryRun, fieldManager: opts.FieldManager, fieldValidation: opts.FieldValidation}
 	a := t.attributes(admissionv1.Create, sent, nil)
 	a.typ = typ
+	if t.subresource == "binding" && t.name == "" {
+		a.gvr, a.subresource = corev1.SchemeGroupVersion.WithResource("bindings"), ""
+	}
 	obj, err := s.mutateAttributes(t, a)
 	if err != nil {
 		return nil, err

@@ -172,7 +172,7 @@ func reviewOf(a *admissionRequest, attrs *admissionAttributes, uid types.UID) ([
 	if err != nil {
 		return nil, err
 	}
-	gvk, gvr := attrs.typ.gvk, attrs.res.gvr
+	gvk, gvr := attrs.typ.gvk, attrs.gvr
 	kind := metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
 	resource := metav1.GroupVersionResource{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource}
 	dry := a.isDryRun()
