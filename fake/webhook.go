@@ -371,9 +371,17 @@ func (s *Server) mutateAttributes(t target, a *admissionAttributes) (runtime.Obj
 		if !again[i] {
 			continue
 		}
+		// The second call is matched again, on the object as it now is: a webhook the changes
+		// took out of its selectors is not called again (nor is one they brought in called at
+		// all), as in the apiserver's reinvocation.
 		h := &hooks[i]
-		// A webhook that matched once is called again even if the object no longer matches its
-		// selectors, as the apiserver's reinvocation does.
+		ok, err := s.matches(t.admit.ctx, h, a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
 		if _, err := s.callMutating(t, h, a); err != nil {
 			return nil, err
 		}

@@ -94,6 +94,13 @@ var webhookCases = []writeCase{
 		{Name: "create", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1"}}`},
 		{Name: "update no change", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/c1", ContentType: "application/merge-patch+json", Body: `{"data":{"k":"v"}}`},
 	}},
+	{Name: "whreinvokeskip", Steps: []writeStep{
+		nsStep(),
+		whConfig("MutatingWebhookConfiguration", "b-{ns}", wh("second.example.com", "/label-b", cmRules)),
+		whConfig("MutatingWebhookConfiguration", "a-{ns}", wh("first.example.com", "/label-a", cmRules+
+			`,"reinvocationPolicy":"IfNeeded","objectSelector":{"matchExpressions":[{"key":"b","operator":"DoesNotExist"}]}`)),
+		{Name: "not reinvoked once out of its selector", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1"}}`},
+	}},
 	{Name: "whsubresources", Steps: []writeStep{
 		nsStep(),
 		whConfig("ValidatingWebhookConfiguration", "{ns}",
