@@ -346,15 +346,7 @@ func (s *Server) mutateAttributes(t target, a *admissionAttributes) (runtime.Obj
 	var reinvoke []int // the IfNeeded webhooks called so far, then those to call again
 	again := map[int]bool{}
 	for i := range hooks {
-		h := &hooks[i]
-		ok, err := s.matches(t.admit.ctx, h, a)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		changed, err := s.callMutating(t, h, a)
+		called, changed, err := s.callIfMatches(t, &hooks[i], a)
 		if err != nil {
 			return nil, err
 		}
@@ -363,30 +355,32 @@ func (s *Server) mutateAttributes(t target, a *admissionAttributes) (runtime.Obj
 				again[j] = true
 			}
 		}
-		if h.reinvoke {
+		if called && hooks[i].reinvoke {
 			reinvoke = append(reinvoke, i)
 		}
 	}
 	for i := range hooks {
-		if !again[i] {
-			continue
-		}
 		// The second call is matched again, on the object as it now is: a webhook the changes
 		// took out of its selectors is not called again (nor is one they brought in called at
 		// all), as in the apiserver's reinvocation.
-		h := &hooks[i]
-		ok, err := s.matches(t.admit.ctx, h, a)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		if _, err := s.callMutating(t, h, a); err != nil {
-			return nil, err
+		if again[i] {
+			if _, _, err := s.callIfMatches(t, &hooks[i], a); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return a.obj, nil
+}
+
+// callIfMatches calls a mutating webhook if it matches the attributes, saying whether it did and
+// whether it changed the object.
+func (s *Server) callIfMatches(t target, h *webhook, a *admissionAttributes) (called, changed bool, err error) {
+	ok, err := s.matches(t.admit.ctx, h, a)
+	if err != nil || !ok {
+		return false, false, err
+	}
+	changed, err = s.callMutating(t, h, a)
+	return true, changed, err
 }
 
 // validateWebhooks runs the validating webhooks that match the write; the first refusal, in the
