@@ -157,26 +157,6 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	r := t.res
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
-	sent := sentMeta(m)
-	switch rv := m.GetResourceVersion(); {
-	case rv == "" && !r.unconditionalUpdate:
-		// The store names the resource, not the kind, in this one.
-		return nil, apierrors.NewInvalid(schema.GroupKind{Group: r.gvr.Group, Kind: r.gvr.Resource}, t.name, field.ErrorList{
-			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
-	case rv != "" && rv != om.GetResourceVersion():
-		return nil, conflict(r, t.name)
-	}
-	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
-		// The storage layer's precondition failure, as the apiserver words it.
-		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
-			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
-				storageKey(r, t.namespace, t.name), uid, om.GetUID()))
-	}
-	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
-	m.SetResourceVersion(om.GetResourceVersion())
-	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
-	// are the stored ones whatever the request says.
-	m.SetGeneration(om.GetGeneration())
 	// The field manager sees the object the client sent, before the strategy resets or keeps what
 	// no manager owns (the apiserver's order).
 	if !patched {
@@ -197,10 +177,33 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 			p.Spec.PreemptionPolicy = op.Spec.PreemptionPolicy
 		}
 	}
-	obj, err := s.mutateUpdate(t, obj, old, sent)
+	// The mutating webhooks see the object as sent, and are called before the resourceVersion
+	// is checked: a stale update calls them, then conflicts (reference/observed-webhooks.md,
+	// whmutate / stale update).
+	obj, err := s.mutateUpdate(t, obj, old)
 	if err != nil {
 		return nil, err
 	}
+	m, _ = meta.Accessor(obj)
+	switch rv := m.GetResourceVersion(); {
+	case rv == "" && !r.unconditionalUpdate:
+		// The store names the resource, not the kind, in this one.
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: r.gvr.Group, Kind: r.gvr.Resource}, t.name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
+	case rv != "" && rv != om.GetResourceVersion():
+		return nil, conflict(r, t.name)
+	}
+	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
+		// The storage layer's precondition failure, as the apiserver words it.
+		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
+			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
+				storageKey(r, t.namespace, t.name), uid, om.GetUID()))
+	}
+	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
+	m.SetResourceVersion(om.GetResourceVersion())
+	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
+	// are the stored ones whatever the request says.
+	m.SetGeneration(om.GetGeneration())
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
 	m, _ = meta.Accessor(obj)
 	if m.GetUID() == "" {

@@ -487,39 +487,10 @@ func (s *Server) mutateCreate(t target, obj runtime.Object) (runtime.Object, met
 	return obj, m, nil
 }
 
-// sentFields are the fields of an update's object that the update rules replace by the stored
-// object's before its webhooks run, and that its webhooks see as sent: the apiserver calls them
-// before it fills them in.
-type sentFields struct {
-	resourceVersion string
-	generation      int64
-}
-
-func sentMeta(m metav1Object) sentFields {
-	return sentFields{resourceVersion: m.GetResourceVersion(), generation: m.GetGeneration()}
-}
-
 // mutateUpdate runs the mutating webhooks of an update on obj, as sent, and returns the object
-// they made with the stored resourceVersion and generation back.
-func (s *Server) mutateUpdate(t target, obj, old runtime.Object, sent sentFields) (runtime.Object, error) {
-	if t.admit == nil {
-		return obj, nil
-	}
-	m, _ := meta.Accessor(obj)
-	rv, gen := m.GetResourceVersion(), m.GetGeneration()
-	m.SetResourceVersion(sent.resourceVersion)
-	m.SetGeneration(sent.generation)
-	obj, err := s.mutate(t, admissionv1.Update, obj, old)
-	if err != nil {
-		return nil, err
-	}
-	m, err = meta.Accessor(obj)
-	if err != nil {
-		return nil, apiInternal(err)
-	}
-	m.SetResourceVersion(rv)
-	m.SetGeneration(gen)
-	return obj, nil
+// they made.
+func (s *Server) mutateUpdate(t target, obj, old runtime.Object) (runtime.Object, error) {
+	return s.mutate(t, admissionv1.Update, obj, old)
 }
 
 // mutateScale runs the mutating webhooks of an update of a scale subresource on the Scale: the
