@@ -504,7 +504,10 @@ func (s *Server) mutateScale(t target, sc, old *autoscalingv1.Scale) (*autoscali
 	if err != nil {
 		return nil, err
 	}
-	out := obj.(*autoscalingv1.Scale)
+	out, ok := obj.(*autoscalingv1.Scale)
+	if !ok {
+		return nil, internalError("webhooks made a %T of a Scale", obj)
+	}
 	out.ManagedFields = sc.ManagedFields
 	return out, nil
 }
