@@ -29,6 +29,8 @@ type recording struct {
 	// setup, when set, prepares the server the cases are sent to, recording or replaying (a
 	// webhook server's placeholders and reviews).
 	setup func(t *testing.T, srv *server)
+	// note, when set, is a paragraph the page adds after its header.
+	note string
 }
 
 // oracleServer is the oracle the environment names (WATCHCACHE_ORACLE_URL, with the bearer token
@@ -72,6 +74,9 @@ func (r recording) record(t *testing.T, srv server) {
 	md = strings.ReplaceAll(md, "-run TestRecordOracle`", "-run "+r.recorder+"`")
 	md = strings.ReplaceAll(md, "`TestObservedWrites` (fake/observed_test.go)", "`"+r.replayer+"` (fake/"+r.source+")")
 	md = strings.ReplaceAll(md, "`fake/testdata/observed-writes.json`", "`fake/"+r.file+"`")
+	if r.note != "" {
+		md = strings.Replace(md, "everything else is verbatim.\n", "everything else is verbatim.\n\n"+r.note+"\n", 1)
+	}
 	if err := os.WriteFile(filepath.Join("..", "reference", r.markdown), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -219,6 +219,10 @@ func whConfig(kind, name string, hooks ...string) writeStep {
 // webhooksRecording is where webhookCases are recorded and replayed.
 var webhooksRecording = recording{cases: webhookCases, file: "testdata/observed-webhooks.json", markdown: "observed-webhooks.md",
 	title: "admission webhooks", recorder: "TestRecordOracleWebhooks", replayer: "TestObservedWebhooks", source: "webhook_record_test.go",
+	note: "The test runs a webhook server over TLS: `{hook}` is its URL and `{ca}` its certificate (base64 PEM) in the\n" +
+		"requests and answers, and what it answers depends on the URL's path (`answer` in fake/webhook_record_test.go).\n" +
+		"Each `⇢ webhook` line is an AdmissionReview request it received during the step (its `path`; the request's\n" +
+		"`uid` numbered as the objects' are), ordered by path.",
 	setup: func(t *testing.T, srv *server) {
 		hs := startWebhookServer(t)
 		srv.vars = map[string]string{"{hook}": hs.URL, "{ca}": hs.caBundle}
