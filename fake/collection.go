@@ -40,8 +40,15 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		return
 	}
 	items := make([]json.RawMessage, 0, len(page.Items))
+	t.admit = &admissionRequest{ctx: r.Context(), w: w, collection: true}
 	for _, it := range page.Items {
 		name, ns := objectName(it)
+		// The webhooks are called with the server's lock held: one that writes through the server
+		// waits for the deletecollection to end, and times out.
+		if err := s.admitDelete(t, name, opts); err != nil {
+			writeError(w, err)
+			return
+		}
 		b, err := s.deleteLocked(r.Context(), t.res, ns, name, opts, true)
 		if apierrors.IsNotFound(err) {
 			continue

@@ -65,7 +65,15 @@ func (s *Server) servePodWrite(w http.ResponseWriter, r *http.Request, namespace
 	if !ok {
 		return
 	}
-	var err error
+	typ := bindingType
+	if subresource == "eviction" {
+		typ = evictionType
+	}
+	body, err := s.admitComputed(r, w, target{res: s.servedGR(podsGR), namespace: namespace, name: name, subresource: subresource}, typ, body, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	if subresource == "eviction" {
 		err = s.evict(r.Context(), namespace, name, body, opts)
 	} else {

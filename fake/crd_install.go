@@ -1,18 +1,10 @@
 package fake
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,76 +41,26 @@ func (s *Server) installCRDs() error {
 	return nil
 }
 
-// readCRDPaths reads the CustomResourceDefinitions of files and directories (not recursively:
-// a directory's .json, .yaml and .yml files, in name order, as envtest reads them). Documents of
-// other kinds are skipped. A missing path is skipped unless failIfMissing.
+// readCRDPaths reads the CustomResourceDefinitions of files and directories (manifestFiles).
+// Documents of other kinds are skipped. A missing path is skipped unless failIfMissing.
 func readCRDPaths(paths []string, failIfMissing bool) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := manifestFiles(paths, failIfMissing, "CRD")
+	if err != nil {
+		return nil, err
+	}
 	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) && !failIfMissing {
-			continue
-		}
+	for _, f := range files {
+		err := eachDocument(f, "CRD", func(kind string, doc []byte) error {
+			if kind != "CustomResourceDefinition" {
+				return nil
+			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			out = append(out, crd)
+			return utilyaml.Unmarshal(doc, crd)
+		})
 		if err != nil {
-			return nil, fmt.Errorf("fake: CRD path: %w", err)
-		}
-		files := []string{p}
-		if info.IsDir() {
-			entries, err := os.ReadDir(p)
-			if err != nil {
-				return nil, fmt.Errorf("fake: CRD path: %w", err)
-			}
-			files = files[:0]
-			for _, e := range entries {
-				switch strings.ToLower(filepath.Ext(e.Name())) {
-				case ".json", ".yaml", ".yml":
-					if !e.IsDir() {
-						files = append(files, filepath.Join(p, e.Name()))
-					}
-				}
-			}
-		}
-		for _, f := range files {
-			crds, err := readCRDFile(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, crds...)
+			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// readCRDFile reads the CRDs of one file of YAML documents (or JSON).
-func readCRDFile(name string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("fake: CRD file: %w", err)
-	}
-	var out []*apiextensionsv1.CustomResourceDefinition
-	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("fake: CRD file %s: %w", name, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var tm metav1.TypeMeta
-		if err := utilyaml.Unmarshal(doc, &tm); err != nil {
-			return nil, fmt.Errorf("fake: CRD file %s: %w", name, err)
-		}
-		if tm.Kind != "CustomResourceDefinition" {
-			continue
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := utilyaml.Unmarshal(doc, crd); err != nil {
-			return nil, fmt.Errorf("fake: CRD file %s: %w", name, err)
-		}
-		out = append(out, crd)
-	}
 }

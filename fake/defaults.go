@@ -50,6 +50,10 @@ func applyDefaults(obj runtime.Object) {
 		}
 	case *corev1.Namespace:
 		setNamespaceNameLabel(o)
+		if o.Status.Phase == "" {
+			// SetDefaults_NamespaceStatus: mutating webhooks see it (reference/observed-webhooks.md).
+			o.Status.Phase = corev1.NamespaceActive
+		}
 	case *corev1.PodTemplate:
 		defaultPodSpec(&o.Template.Spec)
 	case *appsv1.Deployment:

@@ -61,6 +61,12 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
+	t.admit = &admissionRequest{ctx: r.Context(), w: w}
+	if err := s.admitDelete(t, t.name, opts); err != nil {
+		addWarnings(w, deleteWarnings(t.res, opts))
+		writeError(w, err)
+		return
+	}
 	unlock := s.lockObject(t.res, t.namespace, t.name)
 	s.mu.Lock()
 	b, err := s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)

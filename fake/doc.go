@@ -28,6 +28,12 @@
 // controller (a deleted namespace's content goes, then the namespace), as recorded with
 // kube-controller-manager in reference/observed-gc.md.
 //
+// Admission webhooks (webhook.go, webhook_call.go): the Mutating and ValidatingWebhookConfigurations
+// it stores are called for the writes sent to the API as kube-apiserver calls them — matching,
+// order, reinvocation, failure policies, timeouts, refusals and warnings as recorded in
+// reference/observed-webhooks.md; Options.WebhookServiceURL routes service references to a
+// webhook server the test runs.
+//
 // Start one per test with NewTest, or with NewServer and Close:
 //
 //	srv := fake.NewTest(t, fake.Options{})

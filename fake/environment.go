@@ -26,6 +26,9 @@ type Environment struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// ErrorIfCRDPathMissing makes Start fail when a path of CRDDirectoryPaths does not exist.
 	ErrorIfCRDPathMissing bool
+	// WebhookInstallOptions installs admission webhook configurations pointed at a local webhook
+	// server, as envtest's do.
+	WebhookInstallOptions WebhookInstallOptions
 	// Options are the Server's other options; their CRD fields are replaced by the ones above.
 	Options Options
 
@@ -49,6 +52,11 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.WebhookInstallOptions.install(s); err != nil {
+		s.Close()
+		_ = e.WebhookInstallOptions.cleanup()
+		return nil, err
+	}
 	// A watch here is a controller's informer starting, and a controller writes: its first write
 	// of a built-in kind (an owned Deployment, say) needs the patch engine's type converter, which
 	// the server builds from the first watch on, while the controller's caches sync.
@@ -66,5 +74,5 @@ func (e *Environment) Stop() error {
 		e.Server.fields.WaitPrepared()
 		e.Server = nil
 	}
-	return nil
+	return e.WebhookInstallOptions.cleanup()
 }

@@ -19,6 +19,8 @@ var writeProduces = []string{wire.MediaJSON, wire.MediaYAML, wire.MediaProtobuf}
 type target struct {
 	res                          *served
 	namespace, name, subresource string
+	// admit is the request as its admission webhooks see it; nil for the fake's own writes.
+	admit *admissionRequest
 }
 
 // parsePath resolves /api/v1/... and /apis/{group}/{version}/... to a target; ok is false for

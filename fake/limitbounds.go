@@ -128,9 +128,9 @@ func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
 	return names
 }
 
-// comparable returns a request, a limit and a bound in a common unit: milli-units when none of
+// comparableValues returns a request, a limit and a bound in a common unit: milli-units when none of
 // them overflows it, whole units otherwise (the plugin's precision).
-func comparable(request, limit, bound resource.Quantity) (int64, int64, int64) {
+func comparableValues(request, limit, bound resource.Quantity) (int64, int64, int64) {
 	rq, lm, b := request.Value(), limit.Value(), bound.Value()
 	if rq <= resource.MaxMilliValue && lm <= resource.MaxMilliValue && b <= resource.MaxMilliValue {
 		return request.MilliValue(), limit.MilliValue(), bound.MilliValue()
@@ -142,7 +142,7 @@ func comparable(request, limit, bound resource.Quantity) (int64, int64, int64) {
 func minBound(t string, name corev1.ResourceName, bound resource.Quantity, requests, limits corev1.ResourceList) error {
 	req, hasReq := requests[name]
 	lim, hasLim := limits[name]
-	rv, lv, bv := comparable(req, lim, bound)
+	rv, lv, bv := comparableValues(req, lim, bound)
 	switch {
 	case !hasReq:
 		return fmt.Errorf("minimum %s usage per %s is %s.  No request is specified", name, t, bound.String())
@@ -158,7 +158,7 @@ func minBound(t string, name corev1.ResourceName, bound resource.Quantity, reque
 func maxBound(t string, name corev1.ResourceName, bound resource.Quantity, requests, limits corev1.ResourceList) error {
 	req, hasReq := requests[name]
 	lim, hasLim := limits[name]
-	rv, lv, bv := comparable(req, lim, bound)
+	rv, lv, bv := comparableValues(req, lim, bound)
 	switch {
 	case !hasLim:
 		return fmt.Errorf("maximum %s usage per %s is %s.  No limit is specified", name, t, bound.String())
@@ -174,7 +174,7 @@ func maxBound(t string, name corev1.ResourceName, bound resource.Quantity, reque
 // at most the bound.
 func maxRequestBound(t string, name corev1.ResourceName, bound resource.Quantity, requests corev1.ResourceList) error {
 	req, hasReq := requests[name]
-	rv, _, bv := comparable(req, resource.Quantity{}, bound)
+	rv, _, bv := comparableValues(req, resource.Quantity{}, bound)
 	switch {
 	case !hasReq:
 		return fmt.Errorf("maximum %s usage per %s is %s.  No request is specified", name, t, bound.String())
@@ -189,7 +189,7 @@ func maxRequestBound(t string, name corev1.ResourceName, bound resource.Quantity
 func ratioBound(t string, name corev1.ResourceName, bound resource.Quantity, requests, limits corev1.ResourceList) error {
 	req, hasReq := requests[name]
 	lim, hasLim := limits[name]
-	rv, lv, _ := comparable(req, lim, bound)
+	rv, lv, _ := comparableValues(req, lim, bound)
 	if !hasReq || rv == 0 {
 		return fmt.Errorf("%s max limit to request ratio per %s is %s, but no request is specified or request is 0", name, t, bound.String())
 	}

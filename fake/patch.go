@@ -67,12 +67,14 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		Name: t.name, Namespace: t.namespace, Resource: t.res.gvr.GroupResource(),
 		FieldValidation: opts.FieldValidation,
 	}
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, code, warnings, err := s.patchObject(r, t, req, opts)
 	if err != nil {
+		addWarnings(w, t.admit.warnings)
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, t.admit.warnings...))
 	writeBody(w, code, b)
 }
 
@@ -154,8 +156,12 @@ func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object
 	if err := matchNamespace(t.res, t.namespace, m); err != nil {
 		return nil, err
 	}
-	s.fillSystemFields(m)
 	s.admitLimitRanges(ctx, obj)
+	admitCreate(obj, m)
+	if obj, m, err = s.mutateCreate(t, obj); err != nil {
+		return nil, err
+	}
+	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
-	return s.createNamed(ctx, t.res, obj, m, dry)
+	return s.createNamed(ctx, t, obj, m, dry)
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/watchcache/watchcache/fake"
 )
@@ -35,6 +36,9 @@ type observedStep struct {
 	Code        int             `json:"code"`
 	Warnings    []string        `json:"warnings,omitempty"`
 	Response    json.RawMessage `json:"response"`
+	// Reviews are the AdmissionReview requests a case's webhook server received during the step
+	// (webhookServer), normalized as the answers are.
+	Reviews []json.RawMessage `json:"reviews,omitempty"`
 }
 
 type observedCase struct {
@@ -48,6 +52,15 @@ const observedWritesFile = "testdata/observed-writes.json"
 type server struct {
 	base, token string
 	client      *http.Client
+	// vars are further placeholders of the steps' paths and bodies (a webhook server's URL and
+	// CA bundle) with their values; an answer has each value put back as its placeholder.
+	vars map[string]string
+	// observe, when set, adds to a step's record what the step caused elsewhere (the reviews a
+	// webhook server received).
+	observe func(norm *normalizer, o *observedStep)
+	// settle is how long a write of a webhook configuration takes to be seen (the apiserver's
+	// webhooks are read through an informer, the fake's at once), and a new CRD to be served.
+	settle time.Duration
 }
 
 // runCase sends a case's steps in order and returns the normalized answers.
@@ -58,9 +71,12 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 	out := observedCase{Name: c.Name}
 	var lastUID, lastRV string
 	for _, st := range c.Steps {
-		sub := func(s string) string {
-			return strings.NewReplacer("{ns}", ns, "{uid}", lastUID, "{rv}", lastRV, "{1MiB}", oneMiB).Replace(s)
+		subs := []string{"{ns}", ns, "{uid}", lastUID, "{rv}", lastRV, "{1MiB}", oneMiB}
+		var unsubs []string
+		for k, v := range srv.vars {
+			subs, unsubs = append(subs, k, v), append(unsubs, v, k)
 		}
+		sub := func(s string) string { return strings.NewReplacer(subs...).Replace(s) }
 		var body io.Reader
 		if st.Body != "" {
 			body = strings.NewReader(sub(st.Body))
@@ -87,6 +103,19 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if len(unsubs) > 0 {
+			b = []byte(strings.NewReplacer(unsubs...).Replace(string(b)))
+		}
+		switch {
+		case srv.settle == 0 || st.Method == "GET":
+		case strings.Contains(st.Path, "webhookconfigurations") || strings.HasSuffix(st.Path, "/customresourcedefinitions"):
+			time.Sleep(srv.settle) // and a CRD to be established
+		default:
+			// The next write's read of the object comes from the apiserver's watch cache; one
+			// that has not seen this write yet makes the apiserver retry the update, calling
+			// its webhooks twice.
+			time.Sleep(srv.settle / 10)
+		}
 		var meta struct {
 			Metadata struct{ UID, ResourceVersion string } `json:"metadata"`
 		}
@@ -99,6 +128,9 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 		}
 		for _, w := range resp.Header.Values("Warning") {
 			o.Warnings = append(o.Warnings, w)
+		}
+		if srv.observe != nil {
+			srv.observe(norm, &o)
 		}
 		out.Steps = append(out.Steps, o)
 	}
@@ -233,6 +265,9 @@ func renderObserved(all []observedCase) []byte {
 			}
 			if st.Body != "" {
 				fmt.Fprintf(&b, "%s\n", st.Body)
+			}
+			for _, r := range st.Reviews {
+				fmt.Fprintf(&b, "⇢ webhook %s\n", r)
 			}
 			fmt.Fprintf(&b, "→ %d\n", st.Code)
 			for _, w := range st.Warnings {

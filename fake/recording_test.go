@@ -1,11 +1,13 @@
 package fake_test
 
 import (
+	"bytes"
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,6 +26,11 @@ type recording struct {
 	title, recorder, replayer, source string
 	// indent is the JSON record's indentation (one space when empty).
 	indent string
+	// setup, when set, prepares the server the cases are sent to, recording or replaying (a
+	// webhook server's placeholders and reviews).
+	setup func(t *testing.T, srv *server)
+	// note, when set, is a paragraph the page adds after its header.
+	note string
 }
 
 // oracleServer is the oracle the environment names (WATCHCACHE_ORACLE_URL, with the bearer token
@@ -45,6 +52,9 @@ func oracleServer(t *testing.T) server {
 // the JSON record and the Markdown page.
 func (r recording) record(t *testing.T, srv server) {
 	t.Helper()
+	if r.setup != nil {
+		r.setup(t, &srv)
+	}
 	var all []observedCase
 	for _, c := range r.cases {
 		all = append(all, runCase(t, srv, c))
@@ -64,6 +74,9 @@ func (r recording) record(t *testing.T, srv server) {
 	md = strings.ReplaceAll(md, "-run TestRecordOracle`", "-run "+r.recorder+"`")
 	md = strings.ReplaceAll(md, "`TestObservedWrites` (fake/observed_test.go)", "`"+r.replayer+"` (fake/"+r.source+")")
 	md = strings.ReplaceAll(md, "`fake/testdata/observed-writes.json`", "`fake/"+r.file+"`")
+	if r.note != "" {
+		md = strings.Replace(md, "everything else is verbatim.\n", "everything else is verbatim.\n\n"+r.note+"\n", 1)
+	}
 	if err := os.WriteFile(filepath.Join("..", "reference", r.markdown), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +97,10 @@ func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step stri
 	srv := fake.NewTest(t, opts)
 	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
 	defer target.client.CloseIdleConnections()
+	if r.setup != nil {
+		r.setup(t, &target)
+		target.settle = 0
+	}
 	byName := map[string]writeCase{}
 	for _, c := range r.cases {
 		byName[c.Name] = c
@@ -108,10 +125,27 @@ func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step stri
 						adjust(wc.Name+"/"+w.Name, &g, &w)
 					}
 					compareStep(t, wc.Name+"/"+w.Name, g, w)
+					if !reflect.DeepEqual(rawStrings(g.Reviews), rawStrings(w.Reviews)) {
+						t.Errorf("webhook reviews differ from the apiserver's:\n got: %s\nwant: %s", rawStrings(g.Reviews), rawStrings(w.Reviews))
+					}
 				})
 			}
 		})
 	}
+}
+
+// rawStrings is a list of JSON documents as compact strings, compared and printed as such.
+func rawStrings(raw []json.RawMessage) []string {
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		var b bytes.Buffer
+		if json.Compact(&b, r) != nil {
+			b.Reset()
+			b.Write(r)
+		}
+		out[i] = b.String()
+	}
+	return out
 }
 
 // noControllers are the options of a fake replaying a record of an apiserver without

@@ -203,15 +203,17 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 			return
 		}
 		dry, fieldValidation, manager = dryRun(opts.DryRun), opts.FieldValidation, opts.FieldManager
+		t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 		if manager == "" && pt != types.ApplyYAMLPatchType {
 			manager = patch.ManagerFromUserAgent(r.UserAgent())
 		}
 		b, warnings, err := s.scaleObject(r, t, dry, fieldValidation, manager, pt, opts.Force != nil && *opts.Force)
 		if err != nil {
+			addWarnings(w, t.admit.warnings)
 			writeError(w, err)
 			return
 		}
-		addWarnings(w, warnings)
+		addWarnings(w, append(warnings, t.admit.warnings...))
 		writeBody(w, http.StatusOK, b)
 		return
 	}
@@ -228,12 +230,14 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, warnings, err := s.scaleObject(r, t, dryRun(opts.DryRun), opts.FieldValidation, manager, "", false)
 	if err != nil {
+		addWarnings(w, t.admit.warnings)
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, t.admit.warnings...))
 	writeBody(w, http.StatusOK, b)
 }
 
@@ -312,14 +316,21 @@ func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidatio
 			return nil, nil, internalError("decode Scale: %v", err)
 		}
 	}
+	if sc, err = s.mutateScale(t, sc, old); err != nil {
+		return nil, nil, err
+	}
 	if sc.Spec.Replicas < 0 {
 		return nil, nil, apierrors.NewInvalid(scaleType.gvk.GroupKind(), t.name, field.ErrorList{
 			field.Invalid(field.NewPath("spec", "replicas"), sc.Spec.Replicas, "must be greater than or equal to 0")})
+	}
+	if err := s.validateScale(t, sc, old); err != nil {
+		return nil, nil, err
 	}
 	obj := parent.DeepCopyObject()
 	if err := setReplicas(res, obj, sc); err != nil {
 		return nil, nil, err
 	}
+	t.admit = nil // the webhooks saw the Scale; the parent's update calls none
 	b, err := s.updateHeld(t, obj, parent, cur, dry, manager, true)
 	if err != nil {
 		return nil, nil, err

@@ -84,6 +84,12 @@ type Options struct {
 	// injected rules' probabilities: the same seed and the same requests in the same order give
 	// the same names and faults. The zero value is a seed like any other.
 	Seed int64
+	// WebhookServiceURL, when set, resolves the service an admission webhook's clientConfig names
+	// to the base URL it is called at (the service's path is appended), e.g. a webhook server the
+	// test runs on loopback: https://127.0.0.1:port. Without it, or when it returns "", a webhook
+	// of a service fails to be called, as the apiserver's does when the service cannot be reached,
+	// and its failurePolicy decides. Webhooks with a url are called there.
+	WebhookServiceURL func(namespace, name string, port int32) string
 	// RequestLog is how many requests Requests keeps (the last ones); 0 means 10,000 and a negative
 	// value keeps none.
 	RequestLog int

@@ -66,33 +66,45 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 				Reason: corev1.PodReasonSchedulingGated, Message: "Scheduling is blocked due to non-empty scheduling gates",
 				LastTransitionTime: m.GetCreationTimestamp()}}
 		}
-		admitPodTolerations(o)
-		if o.Spec.Priority == nil {
-			o.Spec.Priority = ptr.To[int32](0) // the Priority admission plugin, without a PriorityClass
-		}
-		if o.Spec.PreemptionPolicy == nil {
-			p := corev1.PreemptLowerPriority
-			o.Spec.PreemptionPolicy = &p
-		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, nil)
-	case *corev1.Node:
-		admitNodeTaint(o)
 	case *batchv1.Job:
 		generateJobSelector(o)
 	case *appsv1.DaemonSet:
 		setTemplateGeneration(o)
 	case *corev1.PersistentVolumeClaim:
-		// The StorageObjectInUseProtection admission plugin's finalizer, and the strategy's phase.
-		addFinalizer(m, "kubernetes.io/pvc-protection")
 		o.Status.Phase = corev1.ClaimPending
 		prepareClaimDataSources(&o.Spec, nil)
 	case *coordinationv1.Lease:
 		prepareLease(o, nil)
 	case *corev1.PersistentVolume:
-		addFinalizer(m, "kubernetes.io/pv-protection")
 		o.Status.Phase = corev1.VolumePending
 		o.Status.LastPhaseTransitionTime = ptr.To(m.GetCreationTimestamp())
+	}
+}
+
+// admitCreate is what the apiserver's built-in mutating admission plugins other than LimitRanger
+// do to a new object, before the mutating webhooks (which see it) and the strategy: a pod's
+// not-ready and unreachable tolerations (DefaultTolerationSeconds), priority and preemption
+// policy (Priority, without a PriorityClass); a node's not-ready taint (TaintNodesByCondition); a
+// claim's and a volume's protection finalizer (StorageObjectInUseProtection).
+func admitCreate(obj runtime.Object, m metav1Object) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		admitPodTolerations(o)
+		if o.Spec.Priority == nil {
+			o.Spec.Priority = ptr.To[int32](0)
+		}
+		if o.Spec.PreemptionPolicy == nil {
+			p := corev1.PreemptLowerPriority
+			o.Spec.PreemptionPolicy = &p
+		}
+	case *corev1.Node:
+		admitNodeTaint(o)
+	case *corev1.PersistentVolumeClaim:
+		addFinalizer(m, "kubernetes.io/pvc-protection")
+	case *corev1.PersistentVolume:
+		addFinalizer(m, "kubernetes.io/pv-protection")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -60,13 +61,15 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	if manager == "" {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, created, kw, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
 	warnings = append(warnings, kw...)
 	if err != nil {
+		addWarnings(w, t.admit.warnings)
 		writeError(w, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, t.admit.warnings...))
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
@@ -106,10 +109,14 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 		if err := s.trackCreate(r, obj, manager); err != nil {
 			return nil, false, nil, err
 		}
-		s.fillSystemFields(m)
 		s.admitLimitRanges(ctx, obj)
+		admitCreate(obj, m)
+		if obj, m, err = s.mutateCreate(t, obj); err != nil {
+			return nil, false, nil, err
+		}
+		s.fillSystemFields(m)
 		prepareCreate(r.resourceType, obj, m)
-		b, err := s.createNamed(ctx, r, obj, m, dry)
+		b, err := s.createNamed(ctx, t, obj, m, dry)
 		return b, true, kindWarnings(obj, nil), err
 	}
 	old, err := decodeStored(r.resourceType, cur)
@@ -155,25 +162,6 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	r := t.res
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
-	switch rv := m.GetResourceVersion(); {
-	case rv == "" && !r.unconditionalUpdate:
-		// The store names the resource, not the kind, in this one.
-		return nil, apierrors.NewInvalid(schema.GroupKind{Group: r.gvr.Group, Kind: r.gvr.Resource}, t.name, field.ErrorList{
-			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
-	case rv != "" && rv != om.GetResourceVersion():
-		return nil, conflict(r, t.name)
-	}
-	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
-		// The storage layer's precondition failure, as the apiserver words it.
-		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
-			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
-				storageKey(r, t.namespace, t.name), uid, om.GetUID()))
-	}
-	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
-	m.SetResourceVersion(om.GetResourceVersion())
-	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
-	// are the stored ones whatever the request says.
-	m.SetGeneration(om.GetGeneration())
 	// The field manager sees the object the client sent, before the strategy resets or keeps what
 	// no manager owns (the apiserver's order).
 	if !patched {
@@ -194,6 +182,33 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 			p.Spec.PreemptionPolicy = op.Spec.PreemptionPolicy
 		}
 	}
+	// The mutating webhooks see the object as sent, and are called before the resourceVersion
+	// is checked: a stale update calls them, then conflicts (reference/observed-webhooks.md,
+	// whmutate / stale update).
+	obj, err := s.mutateUpdate(t, obj, old)
+	if err != nil {
+		return nil, err
+	}
+	m, _ = meta.Accessor(obj)
+	switch rv := m.GetResourceVersion(); {
+	case rv == "" && !r.unconditionalUpdate:
+		// The store names the resource, not the kind, in this one.
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: r.gvr.Group, Kind: r.gvr.Resource}, t.name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
+	case rv != "" && rv != om.GetResourceVersion():
+		return nil, conflict(r, t.name)
+	}
+	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
+		// The storage layer's precondition failure, as the apiserver words it.
+		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
+			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
+				storageKey(r, t.namespace, t.name), uid, om.GetUID()))
+	}
+	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
+	m.SetResourceVersion(om.GetResourceVersion())
+	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
+	// are the stored ones whatever the request says.
+	m.SetGeneration(om.GetGeneration())
 	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
 	if svc, ok := obj.(*corev1.Service); ok && t.subresource == "" {
 		release, err := s.admitService(contextBackground(), r, svc, old.(*corev1.Service))
@@ -223,11 +238,14 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	if err := s.validate(contextBackground(), Update, r, obj, old, t.name, t.subresource, errs); err != nil {
 		return nil, err
 	}
-	// The validating admission runs before the store tells a no-op, as in the store's update.
+	// The validating admission runs before the store tells a no-op, as in the store's update;
+	// the writes of the server's own controllers only meet the webhooks (none, without a request).
 	if admit {
-		if err := s.admitValidating(contextBackground(), r, obj, old, t.subresource, dry); err != nil {
+		if err := s.admitValidating(contextBackground(), t, admissionv1.Update, obj, old, dry); err != nil {
 			return nil, err
 		}
+	} else if err := s.validateWebhooks(t, admissionv1.Update, obj, old); err != nil {
+		return nil, err
 	}
 	b, err := encodeStored(r.resourceType, obj)
 	if err != nil {

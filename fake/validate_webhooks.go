@@ -20,8 +20,8 @@ import (
 // create when its old object met them (no side effects, a known review version, unique names).
 // Not reproduced: the compilation of matchConditions' CEL expressions.
 
-// webhook is what the fake validates of a validating or a mutating webhook.
-type webhook struct {
+// webhookSpec is what the fake validates of a validating or a mutating webhook.
+type webhookSpec struct {
 	name                    string
 	rules                   []admissionregistrationv1.RuleWithOperations
 	failurePolicy           *admissionregistrationv1.FailurePolicyType
@@ -42,26 +42,26 @@ type webhookOptions struct {
 	noSideEffects, knownReviewVersion, uniqueNames bool
 }
 
-// validatingWebhooks and mutatingWebhooks list a configuration's webhooks as webhook.
-func validatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguration) []webhook {
+// validatingWebhooks and mutatingWebhooks list a configuration's webhooks as webhookSpec.
+func validatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguration) []webhookSpec {
 	if c == nil {
 		return nil
 	}
-	var hooks []webhook
+	var hooks []webhookSpec
 	for _, h := range c.Webhooks {
-		hooks = append(hooks, webhook{h.Name, h.Rules, h.FailurePolicy, h.MatchPolicy, h.SideEffects, h.TimeoutSeconds, h.NamespaceSelector,
+		hooks = append(hooks, webhookSpec{h.Name, h.Rules, h.FailurePolicy, h.MatchPolicy, h.SideEffects, h.TimeoutSeconds, h.NamespaceSelector,
 			h.ObjectSelector, nil, h.ClientConfig, h.AdmissionReviewVersions, h.MatchConditions})
 	}
 	return hooks
 }
 
-func mutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) []webhook {
+func mutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) []webhookSpec {
 	if c == nil {
 		return nil
 	}
-	var hooks []webhook
+	var hooks []webhookSpec
 	for _, h := range c.Webhooks {
-		hooks = append(hooks, webhook{h.Name, h.Rules, h.FailurePolicy, h.MatchPolicy, h.SideEffects, h.TimeoutSeconds, h.NamespaceSelector,
+		hooks = append(hooks, webhookSpec{h.Name, h.Rules, h.FailurePolicy, h.MatchPolicy, h.SideEffects, h.TimeoutSeconds, h.NamespaceSelector,
 			h.ObjectSelector, h.ReinvocationPolicy, h.ClientConfig, h.AdmissionReviewVersions, h.MatchConditions})
 	}
 	return hooks
@@ -69,7 +69,7 @@ func mutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) [
 
 // webhookOptionsFor are the rules an update of a configuration whose old webhooks are old
 // applies (all of them on create, old nil).
-func webhookOptionsFor(old []webhook, isUpdate bool) webhookOptions {
+func webhookOptionsFor(old []webhookSpec, isUpdate bool) webhookOptions {
 	if !isUpdate {
 		return webhookOptions{true, true, true}
 	}
@@ -91,7 +91,7 @@ func webhookOptionsFor(old []webhook, isUpdate bool) webhookOptions {
 }
 
 // validateWebhooks is the apiserver's validation of a configuration's webhooks.
-func validateWebhooks(hooks []webhook, opts webhookOptions) field.ErrorList {
+func validateWebhooks(hooks []webhookSpec, opts webhookOptions) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for i, h := range hooks {
@@ -117,7 +117,7 @@ var (
 )
 
 // validateWebhook is the apiserver's validateValidatingWebhook and validateMutatingWebhook.
-func validateWebhook(h *webhook, opts webhookOptions, p *field.Path) field.ErrorList {
+func validateWebhook(h *webhookSpec, opts webhookOptions, p *field.Path) field.ErrorList {
 	errs := validation.IsFullyQualifiedName(p.Child("name"), h.name)
 	for i := range h.rules {
 		errs = append(errs, validateWebhookRule(&h.rules[i], p.Child("rules").Index(i))...)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -211,8 +212,12 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 // updates (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy,
 // a new pod's spec and a template's (podWarnings; a template's on update only when the spec
 // changes, as its generation does), a TLS secret's pair that does not load, a CSI driver's token
-// requests without serviceAccountTokenInSecrets.
+// requests without serviceAccountTokenInSecrets, a webhook configuration's matchConditions, which
+// the fake does not evaluate (matchConditionWarnings).
 func kindWarnings(obj, old runtime.Object) []string {
+	if w := matchConditionWarnings(obj); w != nil {
+		return w
+	}
 	specPath := field.NewPath("spec")
 	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
 		if t == nil || (old != nil && !specChanged(obj, old)) {
@@ -304,10 +309,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
+	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
-	// Warnings go with a refusal too: the apiserver sends those its handler and the strategy
-	// gave before the write failed.
+	// Warnings go with a refusal too: the apiserver sends those its handler, the strategy and the
+	// webhooks gave before the write failed, the webhooks' last.
 	addWarnings(w, warnings)
+	addWarnings(w, t.admit.warnings)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -327,7 +334,6 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err != nil {
 		return nil, nil, err
 	}
-	kind := kindWarnings(d.obj, nil)
 	m, err := meta.Accessor(d.obj)
 	if err != nil {
 		return nil, nil, internalError("%s: %v", r.gvk.Kind, err)
@@ -348,21 +354,26 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err := s.trackCreate(r, d.obj, manager); err != nil {
 		return nil, nil, err
 	}
-	s.fillSystemFields(m)
-	s.admitLimitRanges(ctx, d.obj)
-	// Priority admits after NamespaceLifecycle, whose refusal comes first, but reads what the pod
-	// states before the strategy sets it.
-	priorityErr := s.admitPriority(ctx, d.obj)
-	prepareCreate(r.resourceType, d.obj, m)
 	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, nil, err
-	}
-	if priorityErr != nil {
-		return nil, nil, priorityErr
 	}
 	if err := admitCustom(r, m.GetName()); err != nil {
 		return nil, nil, err
 	}
+	s.admitLimitRanges(ctx, d.obj)
+	// Priority reads what the pod states before admitCreate's defaults.
+	if err := s.admitPriority(ctx, d.obj); err != nil {
+		return nil, nil, err
+	}
+	admitCreate(d.obj, m)
+	// Webhooks see the object before the registry fills in its uid and creation time.
+	if d.obj, m, err = s.mutateCreate(t, d.obj); err != nil {
+		return nil, nil, err
+	}
+	// The strategy warns about the object as admission left it.
+	kind := kindWarnings(d.obj, nil)
+	s.fillSystemFields(m)
+	prepareCreate(r.resourceType, d.obj, m)
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
 		obj, om := d.obj, m
@@ -374,7 +385,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 			om.SetName(s.generateName(m.GetGenerateName()))
 		}
 		unlock := s.lockObject(r, om.GetNamespace(), om.GetName())
-		b, err := s.createHeld(ctx, r, obj, om, dryRun(opts.DryRun), true)
+		b, err := s.createHeld(ctx, t, obj, om, dryRun(opts.DryRun), true)
 		unlock()
 		if !generated || !apierrors.IsAlreadyExists(err) || attempt+1 >= generateNameAttempts {
 			if err == nil || errors.As(err, new(validatedError)) {
@@ -390,11 +401,11 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 // createNamed admits, validates and stores a new object of a name that does not exist, whose
 // managedFields and system fields are set and whose strategy ran. The caller holds the object's
 // lock.
-func (s *Server) createNamed(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
-	if err := s.admitNamespace(ctx, r, m.GetNamespace(), m.GetName()); err != nil {
+func (s *Server) createNamed(ctx context.Context, t target, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
+	if err := s.admitNamespace(ctx, t.res, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, err
 	}
-	return s.createHeld(ctx, r, obj, m, dry, false)
+	return s.createHeld(ctx, t, obj, m, dry, false)
 }
 
 // validatedError is the refusal of a write that passed validation: by validating admission or
@@ -407,7 +418,8 @@ func (e validatedError) Unwrap() error { return e.error }
 // order: a service's allocation, then one 422 of ObjectMeta's and the kind's causes, then (when
 // checkExists; the caller may have looked already) the 409 of a name that exists. The caller holds
 // the object's lock.
-func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
+func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
+	r := t.res
 	if svc, ok := obj.(*corev1.Service); ok {
 		release, err := s.admitService(contextBackground(), r, svc, nil)
 		if err != nil {
@@ -418,7 +430,7 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 	if err := s.validate(contextBackground(), Create, r, obj, nil, m.GetName(), "", validateMeta(r.resourceType, m)); err != nil {
 		return nil, err
 	}
-	if err := s.admitValidating(ctx, r, obj, nil, "", dry); err != nil {
+	if err := s.admitValidating(ctx, t, admissionv1.Create, obj, nil, dry); err != nil {
 		return nil, validatedError{err}
 	}
 	if j, ok := obj.(*batchv1.Job); ok {
@@ -441,10 +453,12 @@ func (s *Server) createHeld(ctx context.Context, r *served, obj runtime.Object, 
 	return s.commit(r, watchcache.Added, obj, nil)
 }
 
-// admitValidating runs the validating admission plugins the fake reproduces, after validation,
-// in the apiserver's order: LimitRanger's bounds, Priority's one global default class, then
-// ResourceQuota (the last), which charges the write unless dry. old is nil on create.
-func (s *Server) admitValidating(ctx context.Context, r *served, obj, old runtime.Object, subresource string, dry bool) error {
+// admitValidating runs the validating admission the fake reproduces, after validation, in the
+// apiserver's order: LimitRanger's bounds, Priority's one global default class, the validating
+// webhooks, then ResourceQuota (the last), which charges the write unless dry. old is nil on
+// create.
+func (s *Server) admitValidating(ctx context.Context, t target, op admissionv1.Operation, obj, old runtime.Object, dry bool) error {
+	r, subresource := t.res, t.subresource
 	if err := s.checkLimitRanges(ctx, r, obj, old, subresource); err != nil {
 		return err
 	}
@@ -452,6 +466,9 @@ func (s *Server) admitValidating(ctx context.Context, r *served, obj, old runtim
 		if err := s.admitPriorityClass(ctx, obj); err != nil {
 			return err
 		}
+	}
+	if err := s.validateWebhooks(t, op, obj, old); err != nil {
+		return err
 	}
 	return s.admitQuota(ctx, r, obj, old, subresource, dry)
 }
