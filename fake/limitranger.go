@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/watchcache/watchcache/watchcache"
 )
 
 // The LimitRanger admission plugin's defaulting: a pod created in a namespace with LimitRanges of
@@ -29,19 +27,7 @@ func (s *Server) admitLimitRanges(ctx context.Context, obj runtime.Object) {
 	if !ok {
 		return
 	}
-	r := s.servedGR(limitRangesGR)
-	if r == nil {
-		return
-	}
-	page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: pod.Namespace, ResourceVersion: "0"})
-	if err != nil {
-		return
-	}
-	for _, it := range page.Items {
-		lr, err := decodeStored(r.resourceType, it)
-		if err != nil {
-			continue
-		}
+	for _, lr := range s.listTyped(ctx, limitRangesGR, pod.Namespace) {
 		defaults := containerDefaults(lr.(*corev1.LimitRange))
 		var set []string
 		for i := range pod.Spec.Containers {

@@ -24,6 +24,9 @@ type recording struct {
 	title, recorder, replayer, source string
 	// indent is the JSON record's indentation (one space when empty).
 	indent string
+	// oracle replaces the page's "/work/shared/oracle/start.sh" when the oracle was started
+	// otherwise; intro is Markdown the page has before its first case.
+	oracle, intro string
 }
 
 // oracleServer is the oracle the environment names (WATCHCACHE_ORACLE_URL, with the bearer token
@@ -64,6 +67,12 @@ func (r recording) record(t *testing.T, srv server) {
 	md = strings.ReplaceAll(md, "-run TestRecordOracle`", "-run "+r.recorder+"`")
 	md = strings.ReplaceAll(md, "`TestObservedWrites` (fake/observed_test.go)", "`"+r.replayer+"` (fake/"+r.source+")")
 	md = strings.ReplaceAll(md, "`fake/testdata/observed-writes.json`", "`fake/"+r.file+"`")
+	if r.oracle != "" {
+		md = strings.Replace(md, "`/work/shared/oracle/start.sh`", r.oracle, 1)
+	}
+	if r.intro != "" {
+		md = strings.Replace(md, "\n## ", "\n"+r.intro+"\n## ", 1)
+	}
 	if err := os.WriteFile(filepath.Join("..", "reference", r.markdown), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}

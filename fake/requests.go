@@ -146,6 +146,9 @@ func (s *Server) WaitFor(ctx context.Context, cond func(requests []Request) bool
 // injected rules, then checked against the last compaction, then served by serveAPI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, ok := attributesOf(r)
+	if s.opts.EnforceRBAC && !s.enforce(w, r, a, ok) {
+		return
+	}
 	if !ok {
 		s.serveAPI(w, r)
 		return
