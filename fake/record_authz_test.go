@@ -244,7 +244,6 @@ What follows from it, and what the fake does (fake/identity.go, fake/rbac.go, fa
   path's, and it takes no nonResourceAttributes. A missing token is 400.
 `
 
-
 // TestRecordOracleAuthz records authzCases from a fresh kube-apiserver started with
 // --authorization-mode=Node,RBAC (reference/observed-authz.md says how) as TestRecordOracle
 // records writeCases.
