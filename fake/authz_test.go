@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"encoding/json"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,13 +21,20 @@ import (
 func TestObservedAuthz(t *testing.T) {
 	opts := noControllers
 	opts.EnforceRBAC = true
-	opts.Tokens = map[string]fake.User{"oracle-admin-token": {Name: "oracle-admin", UID: "oracle-admin-uid", Groups: []string{"system:masters"}}}
-	authzRecording.replay(t, opts, func(_ string, got, want *observedStep) {
-		got.Response, want.Response = maskReview(got.Response), maskReview(want.Response)
-		if len(want.Header) == 0 && strings.HasPrefix(want.Path, ssrPath) { // the recorder asking who it is: the fake's admin
-			want.Response = json.RawMessage(strings.ReplaceAll(string(want.Response), `"username":"oracle-admin"`, `"username":"admin"`))
-		}
-	})
+	opts.Tokens = authzTokens
+	authzRecording.replay(t, opts, func(_ string, got, want *observedStep) { authzMask(got, want) })
+}
+
+// authzTokens makes the oracle's admin token one of the fake's.
+var authzTokens = map[string]fake.User{"oracle-admin-token": {Name: "oracle-admin", UID: "oracle-admin-uid", Groups: []string{"system:masters"}}}
+
+// authzMask masks a step's answers (maskReview) and names the recorder's own identity as the
+// fake's admin: a step without headers asks as a request without credentials.
+func authzMask(got, want *observedStep) {
+	got.Response, want.Response = maskReview(got.Response), maskReview(want.Response)
+	if len(want.Header) == 0 && strings.HasPrefix(want.Path, ssrPath) {
+		want.Response = json.RawMessage(strings.ReplaceAll(string(want.Response), `"username":"oracle-admin"`, `"username":"admin"`))
+	}
 }
 
 // fieldsTime is the time of a managed fields entry printed in a message.
@@ -52,4 +60,47 @@ func maskReview(resp json.RawMessage) json.RawMessage {
 	}
 	out, _ := json.Marshal(v)
 	return json.RawMessage(fieldsTime.ReplaceAllString(string(out), `\"time\":\"<time>\"`))
+}
+
+// TestObservedAuthzAlwaysAllow replays the record of the oracle as it starts by default
+// (--authorization-mode=AlwaysAllow) against a fake with the default options, which serves every
+// request but whose reviews evaluate RBAC: a step answered otherwise with RBAC on
+// (observed-authz.json) is left out, every other must match.
+func TestObservedAuthzAlwaysAllow(t *testing.T) {
+	differs := map[string]bool{}
+	rbac, allow := readObserved(t, authzRecording.file), readObserved(t, authzAlwaysAllowRecording.file)
+	for i, c := range allow {
+		for j, st := range c.Steps {
+			other := rbac[i].Steps[j]
+			if st.Code != other.Code || string(maskReview(st.Response)) != string(maskReview(other.Response)) {
+				differs[c.Name+"/"+st.Name] = true
+			}
+		}
+	}
+	if len(differs) == 0 || len(differs) > 60 {
+		t.Fatalf("%d steps differ between the two records", len(differs))
+	}
+	opts := noControllers
+	opts.Tokens = authzTokens
+	authzAlwaysAllowRecording.replay(t, opts, func(step string, got, want *observedStep) {
+		if differs[step] {
+			*got = *want
+			return
+		}
+		authzMask(got, want)
+	})
+}
+
+// readObserved reads a JSON record.
+func readObserved(t *testing.T, file string) []observedCase {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []observedCase
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

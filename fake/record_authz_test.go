@@ -244,6 +244,27 @@ What follows from it, and what the fake does (fake/identity.go, fake/rbac.go, fa
   path's, and it takes no nonResourceAttributes. A missing token is 400.
 `
 
+// authzAlwaysAllowRecording is the record of authzCases from the oracle as it is started by
+// default (--authorization-mode=AlwaysAllow), which the fake does not reproduce: its reviews
+// evaluate RBAC. TestObservedAuthzAlwaysAllow replays the steps the two modes answer alike.
+var authzAlwaysAllowRecording = recording{
+	cases: authzCases, file: "testdata/observed-authz-alwaysallow.json", markdown: "observed-authz-alwaysallow.md",
+	title: "authentication and authorization reviews with AlwaysAllow", recorder: "TestRecordOracleAuthzAlwaysAllow",
+	replayer: "TestObservedAuthzAlwaysAllow", source: "authz_test.go",
+	intro: `The cases of observed-authz.md, against the oracle as ` + "`start.sh`" + ` starts it (` + "`--authorization-mode=AlwaysAllow`" + `):
+every access review is allowed without a reason, a rules review lists one rule of ` + "`*`" + ` verbs on every resource and
+one on every path, impersonation and every request of a service account are allowed. The fake's reviews evaluate RBAC
+(observed-authz.md) whether or not it enforces it; ` + "`TestObservedAuthzAlwaysAllow`" + ` replays the steps whose
+answers are the same in both modes.
+`,
+}
+
+// TestRecordOracleAuthzAlwaysAllow records authzCases from a fresh kube-apiserver started by
+// /work/shared/oracle/start.sh as it is (--authorization-mode=AlwaysAllow).
+func TestRecordOracleAuthzAlwaysAllow(t *testing.T) {
+	authzAlwaysAllowRecording.record(t, oracleServer(t))
+}
+
 // TestRecordOracleAuthz records authzCases from a fresh kube-apiserver started with
 // --authorization-mode=Node,RBAC (reference/observed-authz.md says how) as TestRecordOracle
 // records writeCases.
