@@ -82,14 +82,7 @@ func (r recording) record(t *testing.T, srv server) {
 // record (compareStep), after adjust (when not nil) has seen both, keyed "case/step".
 func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step string, got, want *observedStep)) {
 	t.Helper()
-	b, err := os.ReadFile(r.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []observedCase
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
+	want := r.observed(t)
 	srv := fake.NewTest(t, opts)
 	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
 	defer target.client.CloseIdleConnections()
@@ -152,5 +145,19 @@ func mapLeaves(resp json.RawMessage, leaf func(v any, key, parent string) any) j
 		return leaf(v, key, parent)
 	}
 	out, _ := json.Marshal(walk(v, "", ""))
+	return out
+}
+
+// observed reads the JSON record.
+func (r recording) observed(t *testing.T) []observedCase {
+	t.Helper()
+	b, err := os.ReadFile(r.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []observedCase
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }

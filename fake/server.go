@@ -379,8 +379,9 @@ func (s *Server) catchUp(r *served) {
 	}
 }
 
-// Config returns a rest.Config for the server: its URL, no credentials (the server authorizes
-// everything) and no client-side rate limit. The Config is new on every call.
+// Config returns a rest.Config for the server: its URL, no credentials (its requests are Admin's,
+// whom the server allows everything) and no client-side rate limit. The Config is new on every
+// call.
 func (s *Server) Config() *rest.Config {
 	return &rest.Config{Host: s.host, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
 }
