@@ -25,16 +25,17 @@ import (
 //   - A bearer token the fake issued for a service account (POST .../serviceaccounts/NAME/token):
 //     that service account, while the token has not expired and the account exists with the
 //     token's uid.
-//   - Anything else: Admin. A bearer token the fake did not issue is ignored, except by the review
-//     APIs (SelfSubjectReview and the access reviews), whose answer is the identity: they answer
-//     401 as the apiserver does.
+//   - Anything else: Admin. A bearer token the fake does not know is ignored, except by the review
+//     APIs, whose answer is the identity, and under Options.EnforceRBAC: they answer 401 as the
+//     apiserver does.
 //
 // Impersonation headers (Impersonate-User, -Group, -Uid, -Extra-*) then replace the identity as
 // the apiserver's impersonation filter does; a requester other than a member of system:masters
 // needs RBAC's impersonate verbs for them.
 
 // User is an authenticated identity: the user.Info of the apiserver. It is a plain value; callers
-// must not modify its slices and map after handing it to WithUser.
+// must not modify its slices and map after handing it to WithUser or Options.Tokens, which
+// requests read concurrently.
 type User struct {
 	// Name is the user name, e.g. "system:serviceaccount:default:builder".
 	Name string
@@ -48,7 +49,7 @@ type User struct {
 
 // Admin is who a request without credentials is: a member of system:masters, which the fake, as
 // the apiserver, allows everything. The oracle's admin (a static token) has the same groups and a
-// uid of the same form.
+// uid of the same form. Every Server reads it: it must not be modified.
 var Admin = User{Name: "admin", UID: "admin-uid", Groups: []string{mastersGroup, authenticatedGroup}}
 
 // Well-known groups and the service account user name prefix (k8s.io/apiserver

@@ -113,21 +113,32 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, p reviewPat
 	if !ok {
 		return
 	}
-	out, err := s.review(r.Context(), u, p, body, managerOf(opts, r))
+	out, warnings, err := s.review(r.Context(), u, p, body, opts.FieldValidation, managerOf(opts, r))
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	addWarnings(w, warnings)
 	writeBody(w, http.StatusCreated, out)
 }
 
-// review is a review's create by u: the body decoded, checked against the request's namespace,
-// and the answer computed.
-func (s *Server) review(ctx context.Context, u User, p reviewPath, body []byte, manager string) ([]byte, error) {
+// review is a review's create by u: the body decoded (its unknown fields as fieldValidation
+// says), checked against the request's namespace, and the answer computed.
+func (s *Server) review(ctx context.Context, u User, p reviewPath, body []byte, fieldValidation, manager string) ([]byte, []string, error) {
 	d, err := decodeBody(p.kind.t, body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	warnings, err := strictness(p.kind.t, fieldValidation, d.unknown)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := s.answerReview(ctx, u, p, d, manager)
+	return out, warnings, err
+}
+
+// answerReview computes a decoded review's answer.
+func (s *Server) answerReview(ctx context.Context, u User, p reviewPath, d *decoded, manager string) ([]byte, error) {
 	obj := d.obj.(metav1Object)
 	switch {
 	case !p.kind.namespaced:
