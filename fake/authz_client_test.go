@@ -2,6 +2,8 @@ package fake_test
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -163,5 +165,48 @@ func TestEnforceRBAC(t *testing.T) {
 	_, err = kubernetes.NewForConfigOrDie(bad).CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 	if !apierrors.IsUnauthorized(err) {
 		t.Errorf("a token the fake did not issue: %v, want unauthorized", err)
+	}
+}
+
+// TestReviewsBadInput: malformed reviews and impersonation headers are the apiserver's 4xx, never
+// a 500 or a panic.
+func TestReviewsBadInput(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{EnforceRBAC: true})
+	paths := []string{
+		"/apis/authentication.k8s.io/v1/selfsubjectreviews",
+		"/apis/authentication.k8s.io/v1/tokenreviews",
+		"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+		"/apis/authorization.k8s.io/v1/subjectaccessreviews",
+		"/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+		"/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
+		"/apis/authorization.k8s.io/v1/namespaces/",
+		"/apis/authorization.k8s.io/v1/watch/",
+	}
+	bodies := []string{"", "null", "[]", "{", `{"spec":null}`, `{"status":null}`, `{"spec":{"resourceAttributes":null,"nonResourceAttributes":null}}`,
+		`{"spec":{"user":"a","resourceAttributes":{}}}`, `{"spec":{"groups":["g"],"nonResourceAttributes":{}}}`, `{"spec":{"token":"a.b.c"}}`,
+		`{"spec":{"token":"eyJ.eyJ.AAAA"}}`, `{"spec":{"namespace":"default"}}`, "\x6b\x38\x73\x00garbage"}
+	headers := []map[string]string{nil, {"Impersonate-Group": "g"}, {"Impersonate-User": "system:serviceaccount:"}, {"Impersonate-User": "system:node:"},
+		{"Impersonate-User": "u", "Impersonate-Extra-%ZZ": "v", "Impersonate-Uid": "x"}, {"Authorization": "Bearer"}, {"Authorization": "Bearer a.b.c"}}
+	for _, p := range paths {
+		for _, b := range bodies {
+			for _, h := range headers {
+				req, err := http.NewRequest(http.MethodPost, srv.URL()+p, strings.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				for k, v := range h {
+					req.Header.Set(k, v)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode >= 500 {
+					t.Errorf("POST %s %q %v: %d", p, b, h, resp.StatusCode)
+				}
+			}
+		}
 	}
 }
