@@ -334,6 +334,11 @@ func (s *Server) registerReviews() error {
 			Schema:   builtinSchema(resource, k.namespaced),
 		})
 		s.reviewCaches = append(s.reviewCaches, c)
+		// Ready, at an empty store's revision, so that /readyz does not wait for events that never
+		// come.
+		if err := c.Replace(nil, 1); err != nil {
+			return err
+		}
 		info := kubeapi.ResourceInfo{Group: group, Version: "v1", Resource: resource, SingularName: strings.TrimSuffix(resource, "s"),
 			Kind: k.t.gvk.Kind, Namespaced: k.namespaced, Verbs: []string{"create"}}
 		if err := s.api.Register(info, c); err != nil {

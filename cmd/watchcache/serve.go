@@ -116,7 +116,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			cs[info.Resource] = c
 		}
-		handler = asGateUser(f)
+		handler = gateUserFake{f}
 	} else {
 		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout, MinRequestTimeout: sec.minRequestTimeout})
 		if err != nil {
@@ -191,14 +191,14 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
-// asGateUser tells the fake who each request is when the gate authenticated it, so that its
-// review APIs (kubectl auth whoami, auth can-i) answer for the gate's user rather than read a
-// token only the gate knows.
-func asGateUser(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, ok := gate.User(r.Context()); ok {
-			r = r.WithContext(fake.WithUser(r.Context(), fake.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}))
-		}
-		next.ServeHTTP(w, r)
-	})
+// gateUserFake is the fake told who each request is when serve's gate authenticated it, so that
+// its review APIs (kubectl auth whoami, auth can-i) answer for the gate's user rather than read a
+// token only the gate knows. It keeps the fake's other methods (its /readyz checks).
+type gateUserFake struct{ *fake.Server }
+
+func (g gateUserFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if u, ok := gate.User(r.Context()); ok {
+		r = r.WithContext(fake.WithUser(r.Context(), fake.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}))
+	}
+	g.Server.ServeHTTP(w, r)
 }
