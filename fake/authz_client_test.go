@@ -118,6 +118,9 @@ func TestReviewsThroughClientGo(t *testing.T) {
 	if !found {
 		t.Errorf("alice's rules lack the role's: %+v", rules.Status.ResourceRules)
 	}
+	if body, err := f.admin.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		t.Errorf("/readyz with the review APIs' caches: %v %s", err, body)
+	}
 	tr, err := f.admin.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: f.robotToken}}, metav1.CreateOptions{})
 	if err != nil || !tr.Status.Authenticated || tr.Status.User.Username != "system:serviceaccount:default:robot" {
 		t.Errorf("TokenReview of the robot's token: %v %+v", err, tr.Status)
