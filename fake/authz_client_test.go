@@ -149,6 +149,9 @@ func TestEnforceRBAC(t *testing.T) {
 	if !apierrors.IsForbidden(err) {
 		t.Errorf("robot lists pods: %v, want forbidden", err)
 	}
+	if reqs := f.srv.Requests(); len(reqs) == 0 || reqs[len(reqs)-1].Verb != "list" || reqs[len(reqs)-1].Code != http.StatusForbidden {
+		t.Errorf("the refused list is not the request log's last, with 403: %+v", reqs[max(len(reqs)-1, 0):])
+	}
 	if _, err := f.admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "robot-reads"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "robot", Namespace: "default"}},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "pod-reader"}}, metav1.CreateOptions{}); err != nil {
