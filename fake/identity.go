@@ -12,6 +12,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -76,12 +77,10 @@ func WithUser(ctx context.Context, u User) context.Context {
 	return context.WithValue(ctx, userKey{}, u)
 }
 
-// errUnauthorized is a request whose credentials no authenticator accepts.
-var errUnauthorized = apierrors.NewUnauthorized("Unauthorized")
-
-// authenticate returns who r is before impersonation; strict makes a bearer token the fake did
-// not issue an error (401) instead of the admin.
-func (s *Server) authenticate(r *http.Request, strict bool) (User, error) {
+// authenticate returns who r is before impersonation; a bearer token the fake does not know is
+// the apiserver's 401. Only the review APIs and Options.EnforceRBAC ask: the fake serves every
+// other request as Admin's.
+func (s *Server) authenticate(r *http.Request) (User, error) {
 	if u, ok := r.Context().Value(userKey{}).(User); ok {
 		return u, nil
 	}
@@ -91,10 +90,7 @@ func (s *Server) authenticate(r *http.Request, strict bool) (User, error) {
 	}
 	u, err := s.authenticateToken(r.Context(), token, []string{serviceAccountIssuer})
 	if err != nil {
-		if strict {
-			return User{}, errUnauthorized
-		}
-		return Admin, nil
+		return User{}, apierrors.NewUnauthorized("Unauthorized")
 	}
 	return u.user, nil
 }
@@ -125,8 +121,8 @@ func bearerToken(r *http.Request) (string, bool) {
 
 // requestUser is who r, a request to do a, is after impersonation: the identity the review APIs
 // report and authorize.
-func (s *Server) requestUser(r *http.Request, a attributes, strict bool) (User, error) {
-	u, err := s.authenticate(r, strict)
+func (s *Server) requestUser(r *http.Request, a attributes) (User, error) {
+	u, err := s.authenticate(r)
 	if err != nil {
 		return User{}, err
 	}
@@ -278,14 +274,16 @@ func withGroup(groups []string, g string) []string {
 	return append(slices.Clip(groups), g)
 }
 
-// splitServiceAccount splits a service account's user name, system:serviceaccount:NS:NAME.
+// splitServiceAccount splits a service account's user name, system:serviceaccount:NS:NAME, with
+// a valid namespace and service account name.
 func splitServiceAccount(user string) (namespace, name string, ok bool) {
 	rest, ok := strings.CutPrefix(user, serviceAccountPrefix)
 	if !ok {
 		return "", "", false
 	}
 	namespace, name, ok = strings.Cut(rest, ":")
-	if !ok || namespace == "" || name == "" || strings.Contains(name, ":") {
+	if !ok || strings.Contains(name, ":") ||
+		len(apivalidation.ValidateNamespaceName(namespace, false)) > 0 || len(apivalidation.ValidateServiceAccountName(name, false)) > 0 {
 		return "", "", false
 	}
 	return namespace, name, true
@@ -307,7 +305,7 @@ func (s *Server) enforce(w http.ResponseWriter, r *http.Request, req Request, is
 		a = resourceAttributes{Verb: req.Verb, Namespace: req.Namespace, Group: req.Resource.Group, Resource: req.Resource.Resource,
 			Subresource: req.Subresource, Name: req.Name}.attributes()
 	}
-	u, err := s.requestUser(r, a, true)
+	u, err := s.requestUser(r, a)
 	if err == nil {
 		err = s.check(r.Context(), u, a)
 	}

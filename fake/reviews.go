@@ -94,7 +94,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, p reviewPat
 	// review APIs answer 401 to a token the fake did not issue: their answer is the identity.
 	gvk := p.kind.t.gvk
 	create := resourceAttributes{Verb: "create", Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s", Namespace: p.namespace}.attributes()
-	u, err := s.requestUser(r, create, true)
+	u, err := s.requestUser(r, create)
 	if err != nil {
 		writeError(w, err)
 		return
