@@ -174,6 +174,7 @@ var authzCases = []writeCase{
 		{Name: "unknown field ignored", Method: "POST", Path: sarPath + "?fieldValidation=Ignore", Body: `{"spec":{"user":"alice","bogus":1,"resourceAttributes":{"namespace":"{ns}","verb":"get","resource":"pods"}}}`},
 		{Name: "unknown field strict", Method: "POST", Path: sarPath + "?fieldValidation=Strict", Body: `{"spec":{"user":"alice","bogus":1,"resourceAttributes":{"namespace":"{ns}","verb":"get","resource":"pods"}}}`},
 		{Name: "with metadata", Method: "POST", Path: sarPath, Body: `{"metadata":{"name":"n","namespace":"{ns}"},"spec":{"user":"alice","resourceAttributes":{"namespace":"{ns}","verb":"get","resource":"pods"}}}`},
+		{Name: "several errors", Method: "POST", Path: sarPath, Body: `{"metadata":{"name":"n","labels":{"a":"b"}},"spec":{}}`},
 		{Name: "bad body", Method: "POST", Path: sarPath, Body: `{"spec":1}`},
 		{Name: "GET", Method: "GET", Path: sarPath},
 
@@ -182,6 +183,8 @@ var authzCases = []writeCase{
 		{Name: "local namespace mismatch", Method: "POST", Path: lsarPath, Body: `{"spec":{"user":"alice","resourceAttributes":{"namespace":"default","verb":"list","resource":"pods"}}}`},
 		{Name: "local metadata namespace mismatch", Method: "POST", Path: lsarPath, Body: `{"metadata":{"namespace":"default"},"spec":{"user":"alice","resourceAttributes":{"namespace":"{ns}","verb":"list","resource":"pods"}}}`},
 		{Name: "local non-resource", Method: "POST", Path: lsarPath, Body: `{"spec":{"user":"alice","nonResourceAttributes":{"path":"/x","verb":"get"}}}`},
+		{Name: "local several errors", Method: "POST", Path: lsarPath, Body: `{"metadata":{"name":"n"},"spec":{"nonResourceAttributes":{"path":"/x","verb":"get"},"resourceAttributes":{"verb":"get","resource":"pods"}}}`},
+		{Name: "self several errors", Method: "POST", Path: ssarPath, Body: `{"metadata":{"generateName":"g"},"spec":{}}`},
 		{Name: "local in a missing namespace", Method: "POST", Path: "/apis/authorization.k8s.io/v1/namespaces/nowhere/localsubjectaccessreviews", Body: `{"spec":{"user":"alice","resourceAttributes":{"namespace":"nowhere","verb":"list","resource":"pods"}}}`},
 		{Name: "local GET", Method: "GET", Path: lsarPath},
 		{Name: "watch path", Method: "GET", Path: "/apis/authorization.k8s.io/v1/watch/subjectaccessreviews"},

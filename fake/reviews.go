@@ -33,23 +33,21 @@ import (
 type reviewKind struct {
 	t          *resourceType
 	namespaced bool
-	// self says the review is about the request's user, which the review's answer reports.
-	self bool
 }
 
 // reviewKinds are the review APIs by group/resource.
 var reviewKinds = func() map[string]reviewKind {
-	k := func(gv schema.GroupVersion, kind string, obj any, namespaced, self bool) reviewKind {
-		return reviewKind{t: &resourceType{gvk: gv.WithKind(kind), goType: reflect.TypeOf(obj)}, namespaced: namespaced, self: self}
+	k := func(gv schema.GroupVersion, kind string, obj any, namespaced bool) reviewKind {
+		return reviewKind{t: &resourceType{gvk: gv.WithKind(kind), goType: reflect.TypeOf(obj)}, namespaced: namespaced}
 	}
 	authn, authz := authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion
 	return map[string]reviewKind{
-		"authentication.k8s.io/selfsubjectreviews":       k(authn, "SelfSubjectReview", authenticationv1.SelfSubjectReview{}, false, true),
-		"authentication.k8s.io/tokenreviews":             k(authn, "TokenReview", authenticationv1.TokenReview{}, false, false),
-		"authorization.k8s.io/selfsubjectaccessreviews":  k(authz, "SelfSubjectAccessReview", authorizationv1.SelfSubjectAccessReview{}, false, true),
-		"authorization.k8s.io/subjectaccessreviews":      k(authz, "SubjectAccessReview", authorizationv1.SubjectAccessReview{}, false, false),
-		"authorization.k8s.io/selfsubjectrulesreviews":   k(authz, "SelfSubjectRulesReview", authorizationv1.SelfSubjectRulesReview{}, false, true),
-		"authorization.k8s.io/localsubjectaccessreviews": k(authz, "LocalSubjectAccessReview", authorizationv1.LocalSubjectAccessReview{}, true, false),
+		"authentication.k8s.io/selfsubjectreviews":       k(authn, "SelfSubjectReview", authenticationv1.SelfSubjectReview{}, false),
+		"authentication.k8s.io/tokenreviews":             k(authn, "TokenReview", authenticationv1.TokenReview{}, false),
+		"authorization.k8s.io/selfsubjectaccessreviews":  k(authz, "SelfSubjectAccessReview", authorizationv1.SelfSubjectAccessReview{}, false),
+		"authorization.k8s.io/subjectaccessreviews":      k(authz, "SubjectAccessReview", authorizationv1.SubjectAccessReview{}, false),
+		"authorization.k8s.io/selfsubjectrulesreviews":   k(authz, "SelfSubjectRulesReview", authorizationv1.SelfSubjectRulesReview{}, false),
+		"authorization.k8s.io/localsubjectaccessreviews": k(authz, "LocalSubjectAccessReview", authorizationv1.LocalSubjectAccessReview{}, true),
 	}
 }()
 
@@ -178,23 +176,22 @@ func (s *Server) answerReview(ctx context.Context, u User, p reviewPath, d *deco
 		}
 		answer = o
 	case *authorizationv1.SelfSubjectAccessReview:
-		if errs := validateAccessSpec(o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes, o.ObjectMeta, "metadata", "must be empty"); len(errs) > 0 {
+		errs := validateAttributes(o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
+		if errs = append(errs, validateEmptyMeta(o.ObjectMeta, false)...); len(errs) > 0 {
 			return nil, reviewInvalid(errs)
 		}
 		o.Status = s.accessStatus(ctx, u, o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
 		answer = o
 	case *authorizationv1.SubjectAccessReview:
-		errs := validateAccessSpec(o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes, o.ObjectMeta, "metadata", "must be empty")
-		if errs = append(errs, validateReviewSubject(o.Spec)...); len(errs) > 0 {
+		errs := append(validateAttributes(o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes), validateReviewSubject(o.Spec)...)
+		if errs = append(errs, validateEmptyMeta(o.ObjectMeta, false)...); len(errs) > 0 {
 			return nil, reviewInvalid(errs)
 		}
 		o.Status = s.accessStatus(ctx, subjectOf(o.Spec), o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
 		answer = o
 	case *authorizationv1.LocalSubjectAccessReview:
-		meta := o.ObjectMeta
-		meta.Namespace = ""
-		errs := validateAccessSpec(o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes, meta, "metadata", "must be empty except for namespace")
-		errs = append(errs, validateReviewSubject(o.Spec)...)
+		errs := append(validateAttributes(o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes), validateReviewSubject(o.Spec)...)
+		errs = append(errs, validateEmptyMeta(o.ObjectMeta, true)...)
 		if ra := o.Spec.ResourceAttributes; ra != nil && ra.Namespace != o.Namespace {
 			errs = append(errs, field.Invalid(field.NewPath("spec.resourceAttributes.namespace"), ra.Namespace, "must match metadata.namespace"))
 		}
@@ -292,19 +289,27 @@ func internalNonResource(nra *authorizationv1.NonResourceAttributes) any {
 	return struct{ Path, Verb string }{nra.Path, nra.Verb}
 }
 
-// validateAccessSpec is the validation every access review shares: exactly one of the resource
-// and non-resource attributes, and metadata empty (but for its managed fields).
-func validateAccessSpec(ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes, meta metav1.ObjectMeta, metaPath, metaMsg string) field.ErrorList {
-	var errs field.ErrorList
+// validateAttributes requires exactly one of the resource and non-resource attributes.
+func validateAttributes(ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) field.ErrorList {
 	if (ra == nil) == (nra == nil) {
-		errs = append(errs, field.Invalid(field.NewPath("spec"), internalNonResource(nra), "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), internalNonResource(nra), "exactly one of nonResourceAttributes or resourceAttributes must be specified")}
 	}
+	return nil
+}
+
+// validateEmptyMeta requires an access review's metadata to be empty but for its managed fields
+// (and its namespace, for a local review).
+func validateEmptyMeta(meta metav1.ObjectMeta, local bool) field.ErrorList {
+	msg := "must be empty"
 	bare := meta
 	bare.ManagedFields = nil
-	if !reflect.DeepEqual(bare, metav1.ObjectMeta{}) {
-		errs = append(errs, field.Invalid(field.NewPath(metaPath), meta, metaMsg))
+	if local {
+		msg, bare.Namespace = "must be empty except for namespace", ""
 	}
-	return errs
+	if !reflect.DeepEqual(bare, metav1.ObjectMeta{}) {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata"), meta, msg)}
+	}
+	return nil
 }
 
 // validateReviewSubject requires a SubjectAccessReview to name a user or a group.
