@@ -92,6 +92,13 @@ var authzCases = []writeCase{
 		{Name: "service account asks about itself", Method: "POST", Path: ssarPath, Body: ssar(`"resourceAttributes":{"namespace":"{ns}","verb":"get","resource":"pods"}`), Header: withToken},
 		{Name: "service account rules", Method: "POST", Path: ssrrPath, Body: `{"spec":{"namespace":"{ns}"}}`, Header: withToken},
 		{Name: "service account lists pods", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods", Header: withToken},
+		{Name: "service account gets a pod", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/web-0", Header: withToken},
+		{Name: "service account watches pods", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods?watch=true&timeoutSeconds=1", Header: withToken},
+		{Name: "service account lists nodes", Method: "GET", Path: "/api/v1/nodes", Header: withToken},
+		{Name: "service account patches a deployment's scale", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/d/scale", ContentType: "application/merge-patch+json", Body: `{}`, Header: withToken},
+		{Name: "service account posts to a path", Method: "POST", Path: "/version", Body: `{}`, Header: withToken},
+		{Name: "service account reads health", Method: "GET", Path: "/healthz", Header: withToken},
+		{Name: "bad token lists pods", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods", Header: map[string]string{"Authorization": "Bearer not-a-token"}},
 	}},
 	{Name: "tokenreview", Steps: []writeStep{
 		nsStep(),
