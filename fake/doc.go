@@ -23,6 +23,12 @@
 // ResourceQuota are reproduced (reference/observed-admission.md): quotas are enforced from the
 // status a test sets, as no quota controller counts usage, and admission charges their status.
 //
+// Who a request is and what it may do are answered as an RBAC apiserver answers them (identity.go,
+// rbac.go, reviews.go; reference/observed-authz.md): the review APIs (kubectl auth whoami, auth
+// can-i) evaluate the stored RBAC objects for Admin (a request without credentials), a static
+// token of Options.Tokens, a service account token the fake issued, or whom the impersonation
+// headers name; Options.EnforceRBAC makes every request pass that authorization.
+//
 // Two controllers of kube-controller-manager run in it, each switchable off: the garbage
 // collector (ownerReferences; Background, Foreground and Orphan propagation) and the namespace
 // controller (a deleted namespace's content goes, then the namespace), as recorded with

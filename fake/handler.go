@@ -92,27 +92,22 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, customNotFound(t))
 		return
 	}
-	if !ok || (read && t.subresource == "" && !podWrite && !tokenWrite) {
+	review, isReview := parseReviewPath(r.URL.Path)
+	if !isReview && (!ok || (read && t.subresource == "" && !podWrite && !tokenWrite)) {
 		s.api.ServeHTTP(w, r)
 		return
 	}
-	if msg := kubeapi.DeprecationWarning(t.res.gvr); msg != "" && t.res.custom == nil {
-		addWarnings(w, []string{msg}) // before any of the write's own, as the apiserver's handler
+	if ok && !isReview {
+		if msg := kubeapi.DeprecationWarning(t.res.gvr); msg != "" && t.res.custom == nil {
+			addWarnings(w, []string{msg}) // before any of the write's own, as the apiserver's handler
+		}
 	}
-	// The answer's encoding is negotiated before anything is written (a create with an Accept
-	// nothing admits stores nothing: reference/observed-encodings.md), and errors after it are
-	// answered in it.
-	accept := r.Header.Get("Accept")
-	if accept != "" && !wire.RouteAdmits(accept, writeProduces) {
-		writeError(w, notAcceptable())
+	w, ok = negotiate(w, r, isReview || t.res.custom == nil)
+	if !ok {
 		return
 	}
-	enc, okEnc := wire.ObjectEncoding(accept, t.res.custom == nil)
-	w = &encodedWriter{ResponseWriter: w, enc: enc}
-	if !okEnc {
-		w.(*encodedWriter).enc = wire.ErrorEncoding(accept)
-		writeError(w, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-			"only the following media types are accepted: "+strings.Join(writeProduces, ", ")))
+	if isReview {
+		s.serveReview(w, r, review)
 		return
 	}
 	if podWrite {
@@ -173,4 +168,25 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, methodNotSupported(t, r.Method))
 	}
+}
+
+// negotiate returns w answering in the encoding r accepts (builtin: protobuf is one of them), or
+// false after answering 406. The encoding is negotiated before anything is written (a create with
+// an Accept nothing admits stores nothing: reference/observed-encodings.md), and errors after it
+// are answered in it.
+func negotiate(w http.ResponseWriter, r *http.Request, builtin bool) (http.ResponseWriter, bool) {
+	accept := r.Header.Get("Accept")
+	if accept != "" && !wire.RouteAdmits(accept, writeProduces) {
+		writeError(w, notAcceptable())
+		return w, false
+	}
+	enc, ok := wire.ObjectEncoding(accept, builtin)
+	ew := &encodedWriter{ResponseWriter: w, enc: enc}
+	if !ok {
+		ew.enc = wire.ErrorEncoding(accept)
+		writeError(ew, statusError(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+			"only the following media types are accepted: "+strings.Join(writeProduces, ", ")))
+		return ew, false
+	}
+	return ew, true
 }

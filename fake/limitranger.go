@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/watchcache/watchcache/watchcache"
 )
 
 // The LimitRanger admission plugin's defaulting: a pod created in a namespace with LimitRanges of
@@ -49,19 +47,10 @@ func (s *Server) admitLimitRanges(ctx context.Context, obj runtime.Object) {
 
 // limitRanges are the LimitRanges of a namespace, in name order.
 func (s *Server) limitRanges(ctx context.Context, namespace string) []*corev1.LimitRange {
-	r := s.servedGR(limitRangesGR)
-	if r == nil {
-		return nil
-	}
-	page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: namespace, ResourceVersion: "0"})
-	if err != nil {
-		return nil
-	}
-	out := make([]*corev1.LimitRange, 0, len(page.Items))
-	for _, it := range page.Items {
-		if lr, err := decodeStored(r.resourceType, it); err == nil {
-			out = append(out, lr.(*corev1.LimitRange))
-		}
+	objs := s.listTyped(ctx, limitRangesGR, namespace)
+	out := make([]*corev1.LimitRange, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*corev1.LimitRange))
 	}
 	return out
 }

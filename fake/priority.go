@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
-
-	"github.com/watchcache/watchcache/watchcache"
 )
 
 var priorityClassesGR = schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}
@@ -117,22 +115,10 @@ func (s *Server) defaultPriorityClass(ctx context.Context) *schedulingv1.Priorit
 
 // priorityClasses returns the stored classes, or the one named name when it is not "".
 func (s *Server) priorityClasses(ctx context.Context, name string) []*schedulingv1.PriorityClass {
-	r := s.servedGR(priorityClassesGR)
-	if r == nil {
-		return nil
-	}
-	o := watchcache.ListOptions{ResourceVersion: "0"}
-	if name != "" {
-		o.FieldSelector = "metadata.name=" + name
-	}
-	page, err := r.cache.List(ctx, o)
-	if err != nil {
-		return nil
-	}
-	out := make([]*schedulingv1.PriorityClass, 0, len(page.Items))
-	for _, raw := range page.Items {
-		if pc, err := decodeStored(r.resourceType, raw); err == nil {
-			out = append(out, pc.(*schedulingv1.PriorityClass))
+	var out []*schedulingv1.PriorityClass
+	for _, o := range s.listTyped(ctx, priorityClassesGR, "") {
+		if pc := o.(*schedulingv1.PriorityClass); name == "" || pc.Name == name {
+			out = append(out, pc)
 		}
 	}
 	return out

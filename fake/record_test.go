@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -24,18 +26,26 @@ type writeCase struct {
 // writeStep is one request; ContentType "" means application/json.
 type writeStep struct {
 	Name, Method, Path, ContentType, Body string
+	// Pause is waited before the request: the apiserver's authorizer reads RBAC objects through
+	// informers, which see a write a moment after it is answered.
+	Pause time.Duration
+	// Header is sent with the request after the recorder's own (an Authorization here replaces
+	// the admin's), each line of a value as a header of its own; values may name {token}, the
+	// last token an answer carried.
+	Header map[string]string
 }
 
 // observedStep is one request with the answer, normalized (normalizer).
 type observedStep struct {
-	Name        string          `json:"name"`
-	Method      string          `json:"method"`
-	Path        string          `json:"path"`
-	ContentType string          `json:"contentType,omitempty"`
-	Body        string          `json:"body,omitempty"`
-	Code        int             `json:"code"`
-	Warnings    []string        `json:"warnings,omitempty"`
-	Response    json.RawMessage `json:"response"`
+	Name        string            `json:"name"`
+	Method      string            `json:"method"`
+	Path        string            `json:"path"`
+	ContentType string            `json:"contentType,omitempty"`
+	Body        string            `json:"body,omitempty"`
+	Header      map[string]string `json:"header,omitempty"`
+	Code        int               `json:"code"`
+	Warnings    []string          `json:"warnings,omitempty"`
+	Response    json.RawMessage   `json:"response"`
 	// Reviews are the AdmissionReview requests a case's webhook server received during the step
 	// (webhookServer), normalized as the answers are.
 	Reviews []json.RawMessage `json:"reviews,omitempty"`
@@ -69,14 +79,15 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 	ns := "w-" + c.Name
 	norm := newNormalizer()
 	out := observedCase{Name: c.Name}
-	var lastUID, lastRV string
+	var lastUID, lastRV, lastToken string
 	for _, st := range c.Steps {
-		subs := []string{"{ns}", ns, "{uid}", lastUID, "{rv}", lastRV, "{1MiB}", oneMiB}
+		subs := []string{"{ns}", ns, "{uid}", lastUID, "{rv}", lastRV, "{1MiB}", oneMiB, "{token}", lastToken}
 		var unsubs []string
 		for k, v := range srv.vars {
 			subs, unsubs = append(subs, k, v), append(unsubs, v, k)
 		}
 		sub := func(s string) string { return strings.NewReplacer(subs...).Replace(s) }
+		time.Sleep(st.Pause)
 		var body io.Reader
 		if st.Body != "" {
 			body = strings.NewReader(sub(st.Body))
@@ -96,6 +107,12 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 		req.Header.Set("User-Agent", "record-writes/v0.0.0")
 		if srv.token != "" {
 			req.Header.Set("Authorization", "Bearer "+srv.token)
+		}
+		for k, v := range st.Header {
+			req.Header.Del(k)
+			for _, line := range strings.Split(sub(v), "\n") {
+				req.Header.Add(k, line) // one header a line: Impersonate-Group once per group
+			}
 		}
 		resp, err := srv.client.Do(req)
 		if err != nil {
@@ -122,9 +139,15 @@ func runCase(t *testing.T, srv server, c writeCase) observedCase {
 		if json.Unmarshal(b, &meta) == nil && meta.Metadata.UID != "" {
 			lastUID, lastRV = meta.Metadata.UID, meta.Metadata.ResourceVersion
 		}
+		var token struct {
+			Status struct{ Token string } `json:"status"`
+		}
+		if json.Unmarshal(b, &token) == nil && token.Status.Token != "" {
+			lastToken = token.Status.Token
+		}
 		o := observedStep{
 			Name: st.Name, Method: st.Method, Path: st.Path, ContentType: st.ContentType, Body: st.Body,
-			Code: resp.StatusCode, Response: norm.normalize(b),
+			Header: st.Header, Code: resp.StatusCode, Response: norm.normalize(b),
 		}
 		for _, w := range resp.Header.Values("Warning") {
 			o.Warnings = append(o.Warnings, w)
@@ -262,6 +285,11 @@ func renderObserved(all []observedCase) []byte {
 			fmt.Fprintf(&b, "\n### %s / %s\n\n```\n%s %s\n", c.Name, st.Name, st.Method, st.Path)
 			if st.ContentType != "" {
 				fmt.Fprintf(&b, "Content-Type: %s\n", st.ContentType)
+			}
+			for _, k := range slices.Sorted(maps.Keys(st.Header)) {
+				for _, v := range strings.Split(st.Header[k], "\n") {
+					fmt.Fprintf(&b, "%s: %s\n", k, v)
+				}
 			}
 			if st.Body != "" {
 				fmt.Fprintf(&b, "%s\n", st.Body)

@@ -31,6 +31,9 @@ type recording struct {
 	setup func(t *testing.T, srv *server)
 	// note, when set, is a paragraph the page adds after its header.
 	note string
+	// oracle replaces the page's "/work/shared/oracle/start.sh" when the oracle was started
+	// otherwise; intro is Markdown the page has before its first case.
+	oracle, intro string
 }
 
 // oracleServer is the oracle the environment names (WATCHCACHE_ORACLE_URL, with the bearer token
@@ -77,6 +80,12 @@ func (r recording) record(t *testing.T, srv server) {
 	if r.note != "" {
 		md = strings.Replace(md, "everything else is verbatim.\n", "everything else is verbatim.\n\n"+r.note+"\n", 1)
 	}
+	if r.oracle != "" {
+		md = strings.Replace(md, "`/work/shared/oracle/start.sh`", r.oracle, 1)
+	}
+	if r.intro != "" {
+		md = strings.Replace(md, "\n## ", "\n"+r.intro+"\n## ", 1)
+	}
 	if err := os.WriteFile(filepath.Join("..", "reference", r.markdown), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +95,7 @@ func (r recording) record(t *testing.T, srv server) {
 // record (compareStep), after adjust (when not nil) has seen both, keyed "case/step".
 func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step string, got, want *observedStep)) {
 	t.Helper()
-	b, err := os.ReadFile(r.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []observedCase
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
+	want := r.observed(t)
 	srv := fake.NewTest(t, opts)
 	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
 	defer target.client.CloseIdleConnections()
@@ -177,5 +179,19 @@ func mapLeaves(resp json.RawMessage, leaf func(v any, key, parent string) any) j
 		return leaf(v, key, parent)
 	}
 	out, _ := json.Marshal(walk(v, "", ""))
+	return out
+}
+
+// observed reads the JSON record.
+func (r recording) observed(t *testing.T) []observedCase {
+	t.Helper()
+	b, err := os.ReadFile(r.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []observedCase
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }

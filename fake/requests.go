@@ -147,6 +147,9 @@ func (s *Server) WaitFor(ctx context.Context, cond func(requests []Request) bool
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, ok := attributesOf(r)
 	if !ok {
+		if s.opts.EnforceRBAC && !s.enforce(w, r, a, false) {
+			return
+		}
 		s.serveAPI(w, r)
 		return
 	}
@@ -156,6 +159,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.Time = s.opts.Now()
 	rec := &recorder{ResponseWriter: w, log: s.log, req: a}
 	defer rec.finish()
+	if s.opts.EnforceRBAC && !s.enforce(rec, r, a, true) {
+		return // a refused request is logged with its 401 or 403
+	}
 	var out http.ResponseWriter = rec
 	if rule := s.pick(&a); rule != nil {
 		rec.req.Fault = rule.Fault

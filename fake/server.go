@@ -93,6 +93,17 @@ type Options struct {
 	// RequestLog is how many requests Requests keeps (the last ones); 0 means 10,000 and a negative
 	// value keeps none.
 	RequestLog int
+	// Tokens are static bearer tokens and who they authenticate as, as the apiserver's
+	// --token-auth-file: a request with one is that user (with system:authenticated added), and a
+	// TokenReview of one answers it. Without credentials a request is Admin.
+	Tokens map[string]User
+	// EnforceRBAC makes the fake authenticate and authorize every request as kube-apiserver with
+	// --authorization-mode=RBAC does: a bearer token it does not know is answered 401, and a user
+	// other than a member of system:masters (Admin, a request without credentials, is one) may do
+	// only what the stored Roles, ClusterRoles and bindings allow, else 403
+	// (reference/observed-authn.md). Off, the fake serves every request as Admin's, and only the
+	// review APIs evaluate RBAC.
+	EnforceRBAC bool
 }
 
 // Operation names the kind of write Options.Validate is called for.
@@ -158,6 +169,9 @@ type Server struct {
 	// customSeeds are the custom resources of Options.Objects, held by load until the CRDs are
 	// installed (load_custom.go); nil once the server is built.
 	customSeeds []customSeed
+
+	// reviewCaches are the empty caches discovery lists the review APIs with (reviews.go).
+	reviewCaches []*watchcache.Cache
 
 	ln     net.Listener
 	http   *http.Server
@@ -258,6 +272,10 @@ func newServer(opts Options) (*Server, error) {
 			s.byGVK[t.gvk] = r // a kind served twice (events, events.k8s.io) loads into the first
 		}
 		s.order = append(s.order, r)
+	}
+	if err := s.registerReviews(); err != nil {
+		s.stopCaches()
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	if !opts.NoGarbageCollector {
 		s.gc = newCollector()
@@ -370,8 +388,9 @@ func (s *Server) catchUp(r *served) {
 	}
 }
 
-// Config returns a rest.Config for the server: its URL, no credentials (the server authorizes
-// everything) and no client-side rate limit. The Config is new on every call.
+// Config returns a rest.Config for the server: its URL, no credentials (its requests are Admin's,
+// whom the server allows everything) and no client-side rate limit. The Config is new on every
+// call.
 func (s *Server) Config() *rest.Config {
 	return &rest.Config{Host: s.host, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
 }
@@ -448,6 +467,9 @@ const closeGrace = 100 * time.Millisecond
 func (s *Server) stopCaches() {
 	for _, r := range s.order {
 		r.cache.Stop()
+	}
+	for _, c := range s.reviewCaches {
+		c.Stop()
 	}
 	s.stopCustomCaches()
 }

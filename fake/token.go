@@ -8,9 +8,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,8 +25,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/watchcache/watchcache/fake/internal/patch"
 )
 
 // A service account's token subresource (POST serviceaccounts/{name}/token, what `kubectl create
@@ -54,11 +56,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request, t target) {
 	if !ok {
 		return
 	}
-	manager := opts.FieldManager
-	if manager == "" {
-		manager = patch.ManagerFromUserAgent(r.UserAgent())
-	}
-	out, err := s.tokenRequest(r.Context(), t, body, manager)
+	out, err := s.tokenRequest(r.Context(), t, body, managerOf(opts, r))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -225,4 +223,120 @@ func signToken(claims map[string]any) (string, error) {
 	r.FillBytes(sig[:32])
 	sg.FillBytes(sig[32:])
 	return signed + "." + enc.EncodeToString(sig), nil
+}
+
+// tokenUser is who a service account token is, and the audiences it was accepted for.
+type tokenUser struct {
+	user      User
+	audiences []string
+}
+
+// tokenClaims are the claims of a token signToken made that reviewToken reads.
+type tokenClaims struct {
+	Audiences []string `json:"aud"`
+	Expiry    int64    `json:"exp"`
+	NotBefore int64    `json:"nbf"`
+	Issuer    string   `json:"iss"`
+	ID        string   `json:"jti"`
+	Subject   string   `json:"sub"`
+	Kube      struct {
+		Namespace      string `json:"namespace"`
+		ServiceAccount struct {
+			Name string `json:"name"`
+			UID  string `json:"uid"`
+		} `json:"serviceaccount"`
+		Pod *struct {
+			Name string `json:"name"`
+			UID  string `json:"uid"`
+		} `json:"pod"`
+	} `json:"kubernetes.io"`
+}
+
+// reviewToken authenticates a bearer token for one of audiences, as the apiserver's service
+// account token authenticator does: a token this process signed, unexpired, for one of the
+// audiences, of a service account (and a pod it is bound to) that still exists with the token's
+// uid. Its error is the TokenReview's status.error: the bearer authenticator's "invalid bearer
+// token", with the reason when there is one.
+func (s *Server) reviewToken(ctx context.Context, token string, audiences []string) (tokenUser, error) {
+	claims, ok := verifyToken(token)
+	if !ok || claims.Issuer != serviceAccountIssuer {
+		return tokenUser{}, errInvalidToken
+	}
+	invalid := func(err error) (tokenUser, error) {
+		return tokenUser{}, fmt.Errorf("[%v, %v]", errInvalidToken, err)
+	}
+	var accepted []string
+	for _, a := range audiences {
+		if slices.Contains(claims.Audiences, a) {
+			accepted = append(accepted, a)
+		}
+	}
+	if len(accepted) == 0 {
+		return invalid(fmt.Errorf("token audiences %q is invalid for the target audiences %q", claims.Audiences, audiences))
+	}
+	now := s.opts.Now().Unix()
+	switch {
+	case now > claims.Expiry:
+		return invalid(errors.New("service account token has expired"))
+	case now < claims.NotBefore:
+		return invalid(errors.New("service account token is not valid yet"))
+	}
+	ns, name := claims.Kube.Namespace, claims.Kube.ServiceAccount.Name
+	sa, err := s.getTyped(ctx, serviceAccountsGR, ns, name)
+	if err != nil {
+		return invalid(err)
+	}
+	if string(sa.GetUID()) != claims.Kube.ServiceAccount.UID {
+		return invalid(fmt.Errorf("service account UID (%s) does not match claim (%s)", sa.GetUID(), claims.Kube.ServiceAccount.UID))
+	}
+	if sa.GetDeletionTimestamp() != nil {
+		return invalid(fmt.Errorf("service account %s/%s has been deleted", ns, name))
+	}
+	u := User{Name: serviceAccountPrefix + ns + ":" + name, UID: claims.Kube.ServiceAccount.UID,
+		Groups: append(serviceAccountGroups(ns), authenticatedGroup), Extra: map[string][]string{}}
+	if pod := claims.Kube.Pod; pod != nil {
+		p, err := s.getTyped(ctx, podsGR, ns, pod.Name)
+		if err != nil || p.GetDeletionTimestamp() != nil {
+			return invalid(errors.New("service account token has been invalidated"))
+		}
+		if string(p.GetUID()) != pod.UID {
+			return invalid(fmt.Errorf("pod UID (%s) does not match service account pod ref claim (%s)", p.GetUID(), pod.UID))
+		}
+		u.Extra[podNameKey] = []string{pod.Name}
+		u.Extra[podUIDKey] = []string{pod.UID}
+	}
+	if claims.ID != "" {
+		u.Extra[credentialIDKey] = []string{"JTI=" + claims.ID}
+	}
+	return tokenUser{user: u, audiences: accepted}, nil
+}
+
+// verifyToken returns the claims of a token signToken made, or false.
+func verifyToken(token string) (tokenClaims, bool) {
+	key, err := tokenKey()
+	if err != nil {
+		return tokenClaims{}, false
+	}
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return tokenClaims{}, false
+	}
+	enc := base64.RawURLEncoding
+	sig, err := enc.DecodeString(parts[2])
+	if err != nil || len(sig) != 64 {
+		return tokenClaims{}, false
+	}
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(&key.PublicKey, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return tokenClaims{}, false
+	}
+	payload, err := enc.DecodeString(parts[1])
+	if err != nil {
+		return tokenClaims{}, false
+	}
+	var c tokenClaims
+	if json.Unmarshal(payload, &c) != nil {
+		return tokenClaims{}, false
+	}
+	return c, true
 }

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/watchcache/watchcache/cmd/watchcache/internal/gate"
 	"github.com/watchcache/watchcache/fake"
 	"github.com/watchcache/watchcache/index"
 	"github.com/watchcache/watchcache/kubeapi"
@@ -115,7 +116,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			cs[info.Resource] = c
 		}
-		handler = f
+		handler = gateUserFake{f}
 	} else {
 		cs, srv, err = build(src, kubeapi.Options{Logger: log, RequestTimeout: *requestTimeout, MinRequestTimeout: sec.minRequestTimeout})
 		if err != nil {
@@ -188,4 +189,16 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// gateUserFake is the fake told who each request is when serve's gate authenticated it, so that
+// its review APIs (kubectl auth whoami, auth can-i) answer for the gate's user rather than read a
+// token only the gate knows. It keeps the fake's other methods (its /readyz checks).
+type gateUserFake struct{ *fake.Server }
+
+func (g gateUserFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if u, ok := gate.User(r.Context()); ok {
+		r = r.WithContext(fake.WithUser(r.Context(), fake.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}))
+	}
+	g.Server.ServeHTTP(w, r)
 }

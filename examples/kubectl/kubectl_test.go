@@ -252,3 +252,79 @@ func foldSpaces(s string) string {
 	}
 	return b.String()
 }
+
+// rbac is a Role that reads pods, bound to user alice and to the service account robot.
+const rbac = `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: robot
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: pod-reader
+rules:
+- apiGroups: [""]
+  resources: ["pods", "pods/log"]
+  verbs: ["get", "list", "watch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: read-pods
+subjects:
+- kind: User
+  name: alice
+  apiGroup: rbac.authorization.k8s.io
+- kind: ServiceAccount
+  name: robot
+roleRef:
+  kind: Role
+  name: pod-reader
+  apiGroup: rbac.authorization.k8s.io
+`
+
+// TestKubectlAuthAgainstServe: kubectl auth can-i and auth whoami against `watchcache serve
+// --pods 0`, whose reviews evaluate RBAC from the roles and bindings it stores. Each expected
+// output is what kubectl v1.37.2 prints against kube-apiserver 1.37.2 with
+// --authorization-mode=Node,RBAC (KUBECTL_EXAMPLE_KUBECONFIG=$KUBECONFIG of a fresh oracle started
+// so, as reference/observed-authz.md says; the default oracle's AlwaysAllow answers yes to all).
+// The admin's own identity differs (serve's admin is "admin"), so whoami runs impersonated.
+func TestKubectlAuthAgainstServe(t *testing.T) {
+	c := startServe(t)
+	if out, ok := c.kubectl(t, "", "get", "namespace", "default", "-o", "name"); !ok || out != "namespace/default\n" {
+		t.Fatalf("kubectl get namespace default: %q", out)
+	}
+	if out, ok := c.kubectl(t, rbac, "apply", "-f", "-"); !ok {
+		t.Fatalf("kubectl apply: %s", out)
+	}
+	time.Sleep(time.Second) // the apiserver's authorizer reads RBAC through informers
+	steps := []struct {
+		name string
+		args []string
+		want string
+		ok   bool
+	}{
+		{"admin", []string{"auth", "can-i", "create", "deployments"}, "yes\n", true},
+		{"admin anything", []string{"auth", "can-i", "*", "*"}, "yes\n", true},
+		{"alice reads pods", []string{"auth", "can-i", "list", "pods", "--as=alice"}, "yes\n", true},
+		{"alice reads logs", []string{"auth", "can-i", "get", "pods", "--subresource=log", "--as=alice"}, "yes\n", true},
+		{"alice deletes pods", []string{"auth", "can-i", "delete", "pods", "--as=alice"}, "no\n", false},
+		{"alice elsewhere", []string{"auth", "can-i", "list", "pods", "-n", "kube-system", "--as=alice"}, "no\n", false},
+		{"alice's discovery", []string{"auth", "can-i", "get", "/apis", "--as=alice"}, "yes\n", true},
+		{"robot reads pods", []string{"auth", "can-i", "watch", "pods", "--as=system:serviceaccount:default:robot"}, "yes\n", true},
+		{"bob", []string{"auth", "can-i", "list", "pods", "--as=bob"}, "no\n", false},
+		{"admin's list", []string{"auth", "can-i", "--list"}, "Resources                                       Non-Resource URLs   Resource Names   Verbs\n*.*                                             []                  []               [*]\n                                                [*]                 []               [*]\nselfsubjectreviews.authentication.k8s.io        []                  []               [create]\nselfsubjectaccessreviews.authorization.k8s.io   []                  []               [create]\nselfsubjectrulesreviews.authorization.k8s.io    []                  []               [create]\n                                                [/api/*]            []               [get]\n                                                [/api]              []               [get]\n                                                [/apis/*]           []               [get]\n                                                [/apis]             []               [get]\n                                                [/healthz]          []               [get]\n                                                [/healthz]          []               [get]\n                                                [/livez]            []               [get]\n                                                [/livez]            []               [get]\n                                                [/openapi/*]        []               [get]\n                                                [/openapi]          []               [get]\n                                                [/readyz]           []               [get]\n                                                [/readyz]           []               [get]\n                                                [/version/]         []               [get]\n                                                [/version/]         []               [get]\n                                                [/version]          []               [get]\n                                                [/version]          []               [get]\n", true},
+		{"alice's list", []string{"auth", "can-i", "--list", "--as=alice"}, "Resources                                       Non-Resource URLs   Resource Names   Verbs\nselfsubjectreviews.authentication.k8s.io        []                  []               [create]\nselfsubjectaccessreviews.authorization.k8s.io   []                  []               [create]\nselfsubjectrulesreviews.authorization.k8s.io    []                  []               [create]\npods/log                                        []                  []               [get list watch]\npods                                            []                  []               [get list watch]\n                                                [/api/*]            []               [get]\n                                                [/api]              []               [get]\n                                                [/apis/*]           []               [get]\n                                                [/apis]             []               [get]\n                                                [/healthz]          []               [get]\n                                                [/healthz]          []               [get]\n                                                [/livez]            []               [get]\n                                                [/livez]            []               [get]\n                                                [/openapi/*]        []               [get]\n                                                [/openapi]          []               [get]\n                                                [/readyz]           []               [get]\n                                                [/readyz]           []               [get]\n                                                [/version/]         []               [get]\n                                                [/version/]         []               [get]\n                                                [/version]          []               [get]\n                                                [/version]          []               [get]\n", true},
+		{"robot's list", []string{"auth", "can-i", "--list", "--as=system:serviceaccount:default:robot"}, "Resources                                       Non-Resource URLs                      Resource Names   Verbs\nselfsubjectreviews.authentication.k8s.io        []                                     []               [create]\nselfsubjectaccessreviews.authorization.k8s.io   []                                     []               [create]\nselfsubjectrulesreviews.authorization.k8s.io    []                                     []               [create]\npods/log                                        []                                     []               [get list watch]\npods                                            []                                     []               [get list watch]\nclustertrustbundles.certificates.k8s.io         []                                     []               [get list watch]\n                                                [/.well-known/openid-configuration/]   []               [get]\n                                                [/.well-known/openid-configuration]    []               [get]\n                                                [/api/*]                               []               [get]\n                                                [/api]                                 []               [get]\n                                                [/apis/*]                              []               [get]\n                                                [/apis]                                []               [get]\n                                                [/healthz]                             []               [get]\n                                                [/healthz]                             []               [get]\n                                                [/livez]                               []               [get]\n                                                [/livez]                               []               [get]\n                                                [/openapi/*]                           []               [get]\n                                                [/openapi]                             []               [get]\n                                                [/openid/v1/jwks/]                     []               [get]\n                                                [/openid/v1/jwks]                      []               [get]\n                                                [/readyz]                              []               [get]\n                                                [/readyz]                              []               [get]\n                                                [/version/]                            []               [get]\n                                                [/version/]                            []               [get]\n                                                [/version]                             []               [get]\n                                                [/version]                             []               [get]\n", true},
+		{"whoami", []string{"auth", "whoami", "--as=alice", "--as-group=devs"}, "ATTRIBUTE   VALUE\nUsername    alice\nGroups      [devs system:authenticated]\n", true},
+		{"whoami service account", []string{"auth", "whoami", "--as=system:serviceaccount:default:robot"}, "ATTRIBUTE   VALUE\nUsername    system:serviceaccount:default:robot\nGroups      [system:serviceaccounts system:serviceaccounts:default system:authenticated]\n", true},
+		{"whoami jsonpath", []string{"auth", "whoami", "--as=alice", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}"}, "alice [\"system:authenticated\"]", true},
+	}
+	for _, s := range steps {
+		got, ok := c.kubectl(t, "", s.args...)
+		if got != s.want || ok != s.ok {
+			t.Errorf("%s: kubectl %s\n got (exit 0: %v):\n%s\nwant (exit 0: %v):\n%s", s.name, strings.Join(s.args, " "), ok, got, s.ok, s.want)
+		}
+	}
+}
