@@ -22,6 +22,8 @@
 // Of the admission plugins, LimitRanger (a pod's defaults; pods' and claims' bounds) and
 // ResourceQuota are reproduced (reference/observed-admission.md): quotas are enforced from the
 // status a test sets, as no quota controller counts usage, and admission charges their status.
+// So are Priority (reference/observed-priority.md), DefaultTolerationSeconds, the not-ready node
+// taint and the stored admission webhooks (webhook.go, reference/observed-webhooks.md).
 //
 // Who a request is and what it may do are answered as an RBAC apiserver answers them (identity.go,
 // rbac.go, reviews.go; reference/observed-authz.md): the review APIs (kubectl auth whoami, auth
