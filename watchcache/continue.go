@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // The continue token is the apiserver's public wire format (rules 2.1–2.3), so that a token is
@@ -279,9 +280,9 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// issuedTokens is how many continue tokens a cache remembers (tokenMemo). A client that pages
-// through a list sends the token of its last page next, usually within milliseconds; 64 covers
-// that many lists being paged at once, at a few hundred bytes an entry.
+// issuedTokens is how many continue tokens a cache remembers at most (tokenMemo). A client that
+// pages through a list sends the token of its last page next, usually within milliseconds; 64
+// slots keep the tokens of a few dozen lists paged at once, at a few hundred bytes a token.
 const issuedTokens = 64
 
 // issuedToken is a continue token a page of this cache issued: what decoding it for its prefix
@@ -293,30 +294,37 @@ type issuedToken struct {
 	remaining int64
 }
 
-// tokenMemo remembers the last issuedTokens continue tokens the cache issued, so that the next
-// page of a list neither decodes its token (≈180 ns and an allocation, a quarter of an indexed
-// continue page) nor, without a selector, counts the keys after its start (remainingItemCount):
-// the state at the token's RV never changes, so the next page's count is the previous page's less
-// the items it returns. A token it does not hold is decoded as any other.
+// tokenMemo remembers continue tokens the cache issued, so that the next page of a list neither
+// decodes its token (≈180 ns and an allocation, a quarter of an indexed continue page) nor,
+// without a selector, counts the keys after its start (remainingItemCount): the state at the
+// token's RV never changes, so the next page's count is the previous page's less the items it
+// returns. A token it does not hold is decoded as any other. It holds issuedTokens slots, a token
+// in the one its hash names, without a lock: a lookup is a hash of the token, one atomic load and a
+// comparison; a token issued later into the same slot replaces the one there.
 type tokenMemo struct {
-	mu    sync.Mutex
-	index map[string]int // token -> position in ring
-	ring  [issuedTokens]struct {
-		token string
-		tok   issuedToken
-	}
-	next int
+	slots [issuedTokens]atomic.Pointer[issuedEntry]
+}
+
+// issuedEntry is a token and what the cache recorded when it issued it.
+type issuedEntry struct {
+	token string
+	tok   issuedToken
+}
+
+// tokenSeed seeds the slots' hash: a process's tokens land in slots no client chooses.
+var tokenSeed = maphash.MakeSeed()
+
+func (m *tokenMemo) slot(token string) *atomic.Pointer[issuedEntry] {
+	return &m.slots[maphash.String(tokenSeed, token)%issuedTokens]
 }
 
 // lookup returns what the cache recorded when it issued token for a list rooted at prefix.
 func (m *tokenMemo) lookup(token, prefix string) (issuedToken, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	i, ok := m.index[token]
-	if !ok || m.ring[i].tok.prefix != prefix {
+	e := m.slot(token).Load()
+	if e == nil || e.token != token || e.tok.prefix != prefix {
 		return issuedToken{}, false
 	}
-	return m.ring[i].tok, true
+	return e.tok, true
 }
 
 // decodesTo reports whether the token encodeContinue writes for tok decodes (decodeContinue, for
@@ -328,21 +336,11 @@ func decodesTo(tok issuedToken) bool {
 		cleanRooted(tok.start[len(tok.prefix)-1:])
 }
 
-// add records token, issued for tok; it replaces the oldest record when the memo is full.
+// add records token, issued for tok, in its slot.
 func (m *tokenMemo) add(token string, tok issuedToken) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.index == nil {
-		m.index = make(map[string]int, issuedTokens)
-	}
-	if _, ok := m.index[token]; ok {
+	slot := m.slot(token)
+	if e := slot.Load(); e != nil && e.token == token {
 		return // the same page again: the same record
 	}
-	slot := &m.ring[m.next]
-	if slot.token != "" {
-		delete(m.index, slot.token)
-	}
-	slot.token, slot.tok = token, tok
-	m.index[token] = m.next
-	m.next = (m.next + 1) % issuedTokens
+	slot.Store(&issuedEntry{token: token, tok: tok})
 }

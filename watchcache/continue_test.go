@@ -430,8 +430,8 @@ func TestDecodesToAgreesWithDecode(t *testing.T) {
 	}
 }
 
-// TestTokenMemo: a remembered token answers only for the prefix it was issued for, and the memo
-// forgets the oldest token when it is full.
+// TestTokenMemo: a remembered token answers only for the prefix it was issued for, the same token
+// issued again keeps its record, and a token issued into the same slot replaces it.
 func TestTokenMemo(t *testing.T) {
 	var m tokenMemo
 	first := issuedToken{prefix: "/a/", start: "/a/p\x00", rv: 7, remaining: 3}
@@ -442,17 +442,25 @@ func TestTokenMemo(t *testing.T) {
 	if _, ok := m.lookup("t0", "/b/"); ok {
 		t.Fatal("a token issued for /a/ answered for /b/")
 	}
-	for i := 1; i <= issuedTokens; i++ {
-		m.add(fmt.Sprint("t", i), issuedToken{prefix: "/a/", start: "/a/q\x00", rv: int64(i)})
+	if _, ok := m.lookup("t1", "/a/"); ok {
+		t.Fatal("a token never issued answered")
 	}
+	m.add("t0", issuedToken{prefix: "/a/", start: "/a/other\x00", rv: 7})
+	if got, _ := m.lookup("t0", "/a/"); got != first {
+		t.Fatalf("the same token issued again: %+v, want the first record %+v", got, first)
+	}
+	other := ""
+	for i := 1; other == ""; i++ {
+		if tok := fmt.Sprint("t", i); m.slot(tok) == m.slot("t0") {
+			other = tok
+		}
+	}
+	m.add(other, issuedToken{prefix: "/a/", start: "/a/q\x00", rv: 8})
 	if _, ok := m.lookup("t0", "/a/"); ok {
-		t.Fatal("the oldest token is still remembered after issuedTokens more")
+		t.Fatalf("t0 is still remembered after %s took its slot", other)
 	}
-	if got, ok := m.lookup(fmt.Sprint("t", issuedTokens), "/a/"); !ok || got.rv != issuedTokens {
-		t.Fatalf("the newest token: %+v, %v", got, ok)
-	}
-	if len(m.index) != issuedTokens {
-		t.Fatalf("%d tokens indexed, want %d", len(m.index), issuedTokens)
+	if got, ok := m.lookup(other, "/a/"); !ok || got.rv != 8 {
+		t.Fatalf("%s: %+v, %v", other, got, ok)
 	}
 }
 
