@@ -156,12 +156,8 @@ func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object
 	if err := matchNamespace(t.res, t.namespace, m); err != nil {
 		return nil, err
 	}
-	s.admitLimitRanges(ctx, obj)
-	admitCreate(obj, m)
-	if obj, m, err = s.mutateCreate(t, obj); err != nil {
+	if obj, m, err = s.admitNew(ctx, t, obj, m); err != nil {
 		return nil, err
 	}
-	s.fillSystemFields(m)
-	prepareCreate(t.res.resourceType, obj, m)
 	return s.createNamed(ctx, t, obj, m, dry)
 }

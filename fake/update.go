@@ -109,13 +109,9 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 		if err := s.trackCreate(r, obj, manager); err != nil {
 			return nil, false, nil, err
 		}
-		s.admitLimitRanges(ctx, obj)
-		admitCreate(obj, m)
-		if obj, m, err = s.mutateCreate(t, obj); err != nil {
+		if obj, m, err = s.admitNew(ctx, t, obj, m); err != nil {
 			return nil, false, nil, err
 		}
-		s.fillSystemFields(m)
-		prepareCreate(r.resourceType, obj, m)
 		b, err := s.createNamed(ctx, t, obj, m, dry)
 		return b, true, kindWarnings(obj, nil), err
 	}

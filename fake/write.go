@@ -362,20 +362,11 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err := admitCustom(r, m.GetName()); err != nil {
 		return nil, nil, err
 	}
-	s.admitLimitRanges(ctx, d.obj)
-	// Priority reads what the pod states before admitCreate's defaults.
-	if err := s.admitPriority(ctx, d.obj); err != nil {
-		return nil, nil, err
-	}
-	admitCreate(d.obj, m)
-	// Webhooks see the object before the registry fills in its uid and creation time.
-	if d.obj, m, err = s.mutateCreate(t, d.obj); err != nil {
+	if d.obj, m, err = s.admitNew(ctx, t, d.obj, m); err != nil {
 		return nil, nil, err
 	}
 	// The strategy warns about the object as admission left it.
 	kind := kindWarnings(d.obj, nil)
-	s.fillSystemFields(m)
-	prepareCreate(r.resourceType, d.obj, m)
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
 		obj, om := d.obj, m
@@ -398,6 +389,27 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 			return b, warnings, err
 		}
 	}
+}
+
+// admitNew runs a new object through the mutating admission the fake reproduces, in the
+// apiserver's order — LimitRanger's defaults, Priority (which reads what a pod states before
+// admitCreate's defaults), the other built-in plugins (admitCreate), then the mutating webhooks,
+// which see the object before the registry fills in its uid and creation time — and then the
+// registry's create preparation. Every create path takes it: a POST, a PUT that creates, an apply
+// of a missing object.
+func (s *Server) admitNew(ctx context.Context, t target, obj runtime.Object, m metav1Object) (runtime.Object, metav1Object, error) {
+	s.admitLimitRanges(ctx, obj)
+	if err := s.admitPriority(ctx, obj); err != nil {
+		return nil, nil, err
+	}
+	admitCreate(obj, m)
+	obj, m, err := s.mutateCreate(t, obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.fillSystemFields(m)
+	prepareCreate(t.res.resourceType, obj, m)
+	return obj, m, nil
 }
 
 // createNamed admits, validates and stores a new object of a name that does not exist, whose

@@ -74,7 +74,6 @@ TEXT ·markChunksAVX2(SB), NOSPLIT, $0-52
 	VMOVDQU	strscanCtl<>(SB), Y3
 	VPXOR	Y6, Y6, Y6
 chunk2:
-	PREFETCHT0	512(SI)
 	XORQ	R9, R9
 	MARK32(0)
 	MARK32(32)

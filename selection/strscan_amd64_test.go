@@ -4,26 +4,25 @@ package selection
 
 import "testing"
 
-// withEachMarker runs f once for each implementation of markChunks this CPU can run.
-func withEachMarker(t *testing.T, f func(t *testing.T)) {
+// eachMarker calls run once for each implementation of markChunks this CPU can run, with that
+// implementation selected.
+func eachMarker(run func(name string)) {
 	saved := hasAVX2
 	defer func() { hasAVX2 = saved }()
 	hasAVX2 = false
-	t.Run("sse2", f)
+	run("sse2")
 	if detectAVX2() {
 		hasAVX2 = true
-		t.Run("avx2", f)
+		run("avx2")
 	}
+}
+
+// withEachMarker runs f once for each implementation of markChunks this CPU can run.
+func withEachMarker(t *testing.T, f func(t *testing.T)) {
+	eachMarker(func(name string) { t.Run(name, f) })
 }
 
 // benchEachMarker runs f once for each implementation of markChunks this CPU can run.
 func benchEachMarker(b *testing.B, f func(b *testing.B)) {
-	saved := hasAVX2
-	defer func() { hasAVX2 = saved }()
-	hasAVX2 = false
-	b.Run("sse2", f)
-	if detectAVX2() {
-		hasAVX2 = true
-		b.Run("avx2", f)
-	}
+	eachMarker(func(name string) { b.Run(name, f) })
 }
