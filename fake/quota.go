@@ -159,8 +159,8 @@ func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Obj
 		return nil
 	}
 	qr := s.servedGR(resourceQuotasGR)
-	if qr == nil {
-		return nil
+	if qr == nil || qr.cache.Len() == 0 {
+		return nil // the common case, a server without quotas: no lock, no list
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
