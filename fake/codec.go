@@ -54,25 +54,36 @@ type decoded struct {
 // bodyJSON returns a request body as JSON: JSON as sent, YAML converted. Other media types get the
 // apiserver's 415.
 func bodyJSON(r *http.Request, body []byte) ([]byte, error) {
+	j, _, err := bodyJSONStrict(r, body)
+	return j, err
+}
+
+// bodyJSONStrict is bodyJSON that also returns the YAML strict decoding error of a YAML body
+// (duplicate keys, which the conversion to JSON drops), as the apiserver's strict YAML decoder
+// reports it before the JSON's own problems.
+func bodyJSONStrict(r *http.Request, body []byte) ([]byte, []string, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if ct == "" {
 		mt, err = "application/json", nil
 	}
 	if err != nil {
-		return nil, unsupportedMediaType(bodyTypes...)
+		return nil, nil, unsupportedMediaType(bodyTypes...)
 	}
 	switch mt {
 	case "application/json", "*/*", protobufType:
-		return body, nil
+		return body, nil, nil
 	case "application/yaml":
 		j, err := yaml.YAMLToJSON(body)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return nil, nil, apierrors.NewBadRequest(err.Error())
 		}
-		return j, nil
+		if _, err := yaml.YAMLToJSONStrict(body); err != nil {
+			return j, []string{err.Error()}, nil
+		}
+		return j, nil, nil
 	default:
-		return nil, unsupportedMediaType(bodyTypes...)
+		return nil, nil, unsupportedMediaType(bodyTypes...)
 	}
 }
 

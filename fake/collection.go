@@ -14,7 +14,7 @@ import (
 
 // deleteCollection serves DELETE on a collection: every object the label and field selectors
 // select is deleted as DELETE of each would (each its own event), and the answer is the list of
-// what was deleted or marked for deletion, as the apiserver's DeleteCollection answers.
+// the selected objects as they were before, as the apiserver's DeleteCollection answers.
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t target) {
 	if !t.res.hasVerb("deletecollection") {
 		writeError(w, methodNotSupported(t, r.Method))
@@ -32,13 +32,22 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A limit deletes one page, answered with its continue token, as the generic store's
+	// DeleteCollection stops after the first list when the request sets one.
+	rv := lo.ResourceVersion
+	if rv == "" && lo.Continue == "" {
+		rv = "0" // the server's lock is held: every write is in the cache
+	}
 	page, err := t.res.cache.List(r.Context(), watchcache.ListOptions{
-		Namespace: t.namespace, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector, ResourceVersion: "0",
+		Namespace: t.namespace, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector,
+		ResourceVersion: rv, ResourceVersionMatch: string(lo.ResourceVersionMatch), Limit: lo.Limit, Continue: lo.Continue,
 	})
 	if err != nil {
 		writeError(w, apistatus.FromError(err))
 		return
 	}
+	// The answer is the list as it was read, before the deletes: the generic store answers with
+	// what it listed, not with what each delete returned.
 	items := make([]json.RawMessage, 0, len(page.Items))
 	t.admit = &admissionRequest{ctx: r.Context(), w: w, collection: true}
 	for _, it := range page.Items {
@@ -49,15 +58,11 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 			writeError(w, err)
 			return
 		}
-		b, err := s.deleteLocked(r.Context(), t.res, ns, name, opts, true)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
+		if _, err := s.deleteLocked(r.Context(), t.res, ns, name, opts, true); err != nil && !apierrors.IsNotFound(err) {
 			writeError(w, err)
 			return
 		}
-		items = append(items, withoutTypeMeta(b))
+		items = append(items, withoutTypeMeta(it))
 	}
 	list := struct {
 		Kind       string            `json:"kind"`
@@ -65,7 +70,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		Metadata   metav1.ListMeta   `json:"metadata"`
 		Items      []json.RawMessage `json:"items"`
 	}{Kind: t.res.gvk.Kind + "List", APIVersion: t.res.gvk.GroupVersion().String(), Items: items,
-		Metadata: metav1.ListMeta{ResourceVersion: rvString(s.rv.Load())}}
+		Metadata: metav1.ListMeta{ResourceVersion: rvString(page.ResourceVersion), Continue: page.Continue, RemainingItemCount: page.RemainingItemCount}}
 	b, err := json.Marshal(&list)
 	if err != nil {
 		writeError(w, internalError("encode %s list: %v", t.res.gvk.Kind, err))

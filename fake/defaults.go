@@ -544,6 +544,14 @@ func defaultService(o *corev1.Service) {
 	if s.Type == corev1.ServiceTypeLoadBalancer && s.AllocateLoadBalancerNodePorts == nil {
 		s.AllocateLoadBalancerNodePorts = ptr.To(true)
 	}
+	if s.Type == corev1.ServiceTypeLoadBalancer {
+		// A load balancer's ingress IP is a virtual IP unless its controller says otherwise.
+		for i := range o.Status.LoadBalancer.Ingress {
+			if in := &o.Status.LoadBalancer.Ingress[i]; in.IP != "" && in.IPMode == nil {
+				in.IPMode = ptr.To(corev1.LoadBalancerIPModeVIP)
+			}
+		}
+	}
 }
 
 // defaultNetworkPolicy sets its ports' protocol and its policy types: Ingress, and Egress when it

@@ -5,8 +5,10 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,7 +18,9 @@ import (
 
 // The defaults of the cluster-level and policy kinds: storage classes and CSI drivers,
 // autoscalers, endpoints and endpoint slices, limit ranges, priority and ingress classes, RBAC
-// bindings, admission webhooks and policies (reference/observed-defaults.md). Like applyDefaults,
+// bindings, admission webhooks and policies (reference/observed-defaults.md), flow control's
+// priority levels and flow schemas, resource claims and their templates
+// (reference/observed-writes-more.md). Like applyDefaults,
 // they run on every object decoded from a request.
 
 // applyMoreDefaults sets the recorded defaults of obj's kind, if it is one of these.
@@ -72,6 +76,83 @@ func applyMoreDefaults(obj runtime.Object) {
 		defaultMatchResources(o.Spec.MatchConstraints)
 	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
 		defaultMatchResources(o.Spec.MatchResources)
+	case *flowcontrolv1.FlowSchema:
+		if o.Spec.MatchingPrecedence == 0 {
+			o.Spec.MatchingPrecedence = 1000
+		}
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		defaultPriorityLevel(&o.Spec)
+	case *resourcev1.ResourceClaim:
+		defaultDeviceRequests(o.Spec.Devices.Requests)
+		if a := o.Status.Allocation; a != nil {
+			for i := range a.Devices.Results {
+				defaultTolerations(a.Devices.Results[i].Tolerations)
+			}
+		}
+	case *resourcev1.ResourceClaimTemplate:
+		defaultDeviceRequests(o.Spec.Spec.Devices.Requests)
+	}
+}
+
+// defaultPriorityLevel sets a priority level's concurrency shares (30 when limited, 0 when
+// exempt), lendable percent (0) and queuing (64 queues, hand size 8, queue length 50), as
+// flowcontrol/v1's defaults.
+func defaultPriorityLevel(s *flowcontrolv1.PriorityLevelConfigurationSpec) {
+	if e := s.Exempt; e != nil {
+		setDefault(&e.NominalConcurrencyShares, 0)
+		setDefault(&e.LendablePercent, 0)
+	}
+	l := s.Limited
+	if l == nil {
+		return
+	}
+	setDefault(&l.NominalConcurrencyShares, 30)
+	setDefault(&l.LendablePercent, 0)
+	if q := l.LimitResponse.Queuing; q != nil {
+		setIfZero(&q.HandSize, 8)
+		setIfZero(&q.Queues, 64)
+		setIfZero(&q.QueueLengthLimit, 50)
+	}
+}
+
+// setIfZero sets *p to v when it is its type's zero value.
+func setIfZero[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
+}
+
+// defaultDeviceRequests sets a claim's device requests' allocation mode (ExactCount, of one
+// device) and their tolerations' operator (Equal), as resource.k8s.io/v1's defaults.
+func defaultDeviceRequests(reqs []resourcev1.DeviceRequest) {
+	mode := func(m *resourcev1.DeviceAllocationMode, count *int64) {
+		if *m == "" {
+			*m = resourcev1.DeviceAllocationModeExactCount
+		}
+		if *m == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
+		}
+	}
+	for i := range reqs {
+		if e := reqs[i].Exactly; e != nil {
+			mode(&e.AllocationMode, &e.Count)
+			defaultTolerations(e.Tolerations)
+		}
+		for j := range reqs[i].FirstAvailable {
+			s := &reqs[i].FirstAvailable[j]
+			mode(&s.AllocationMode, &s.Count)
+			defaultTolerations(s.Tolerations)
+		}
+	}
+}
+
+// defaultTolerations sets device tolerations' operator to Equal.
+func defaultTolerations(ts []resourcev1.DeviceToleration) {
+	for i := range ts {
+		if ts[i].Operator == "" {
+			ts[i].Operator = resourcev1.DeviceTolerationOpEqual
+		}
 	}
 }
 

@@ -21,6 +21,9 @@ type target struct {
 	namespace, name, subresource string
 	// admit is the request as its admission webhooks see it; nil for the fake's own writes.
 	admit *admissionRequest
+	// bodyProblems are a create's strict decoding problems that its JSON no longer shows (a YAML
+	// body's duplicate keys).
+	bodyProblems []string
 }
 
 // parsePath resolves /api/v1/... and /apis/{group}/{version}/... to a target; ok is false for
@@ -72,6 +75,27 @@ func (s *Server) parsePath(path string) (target, bool) {
 	return t, true
 }
 
+// allNamespacesPath says whether path is under a built-in namespaced resource's all-namespaces
+// path (/api/v1/configmaps, /apis/apps/v1/deployments/...), and whether it is the collection
+// itself.
+func (s *Server) allNamespacesPath(path string) (collection, found bool) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var key string
+	switch {
+	case len(segs) >= 3 && segs[0] == "api":
+		key, segs = "/"+segs[1]+"/"+segs[2], segs[3:]
+	case len(segs) >= 4 && segs[0] == "apis":
+		key, segs = segs[1]+"/"+segs[2]+"/"+segs[3], segs[4:]
+	default:
+		return false, false
+	}
+	r := s.res[key]
+	if r == nil || !r.namespaced {
+		return false, false
+	}
+	return len(segs) == 0, true
+}
+
 // serveAPI serves the Kubernetes API: reads through kubeapi's read path, writes here.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
@@ -93,6 +117,19 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	review, isReview := parseReviewPath(r.URL.Path)
+	if !ok && !read && !isReview {
+		if collection, found := s.allNamespacesPath(r.URL.Path); found {
+			// kube-apiserver serves a namespaced resource's all-namespaces path for reads
+			// only: a write to the collection is a method its route lacks, one to a name
+			// below it a path it does not have.
+			if collection {
+				writeError(w, methodNotAllowed())
+			} else {
+				writeError(w, notFoundPath())
+			}
+			return
+		}
+	}
 	if !isReview && (!ok || (read && t.subresource == "" && !podWrite && !tokenWrite)) {
 		s.api.ServeHTTP(w, r)
 		return

@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -87,7 +88,8 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 // do to a new object, before the mutating webhooks (which see it) and the strategy: a pod's
 // not-ready and unreachable tolerations (DefaultTolerationSeconds), priority and preemption
 // policy (Priority, without a PriorityClass); a node's not-ready taint (TaintNodesByCondition); a
-// claim's and a volume's protection finalizer (StorageObjectInUseProtection).
+// claim's, a volume's and a volume attributes class's protection finalizer
+// (StorageObjectInUseProtection).
 func admitCreate(obj runtime.Object, m metav1Object) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
@@ -105,6 +107,8 @@ func admitCreate(obj runtime.Object, m metav1Object) {
 		addFinalizer(m, "kubernetes.io/pvc-protection")
 	case *corev1.PersistentVolume:
 		addFinalizer(m, "kubernetes.io/pv-protection")
+	case *storagev1.VolumeAttributesClass:
+		addFinalizer(m, "kubernetes.io/vac-protection")
 	}
 }
 

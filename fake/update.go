@@ -42,7 +42,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
 		return
 	}
-	body, err := readJSONBody(r)
+	body, problems, err := readJSONBodyStrict(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -52,7 +52,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, err)
 		return
 	}
-	warnings, err := strictness(t.res.resourceType, opts.FieldValidation, d.unknown)
+	warnings, err := strictness(t.res.resourceType, opts.FieldValidation, append(problems, d.unknown...))
 	if err != nil {
 		writeError(w, err)
 		return

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"encoding/json"
+	"net"
 	"reflect"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -13,6 +14,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -41,12 +43,84 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 }
 
 // validateCoreStatus is the validation of an update of a built-in kind's status that
-// validateWorkloadKind does not do: a node's (validateNodeUpdate).
+// validateWorkloadKind does not do: a node's (validateNodeUpdate), an ingress's and a service's
+// load balancer status (ValidateIngressStatusUpdate, ValidateServiceStatusUpdate).
 func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
-	if n, ok := obj.(*corev1.Node); ok {
-		return uniqueCauses(validateNodeUpdate(n, old.(*corev1.Node), true))
+	lbPath := field.NewPath("status", "loadBalancer")
+	switch o := obj.(type) {
+	case *corev1.Node:
+		return uniqueCauses(validateNodeUpdate(o, old.(*corev1.Node), true))
+	case *networkingv1.Ingress:
+		var ing []loadBalancerIngress
+		for _, i := range o.Status.LoadBalancer.Ingress {
+			ing = append(ing, loadBalancerIngress{ip: i.IP, hostname: i.Hostname})
+		}
+		var oldIPs []string
+		for _, i := range old.(*networkingv1.Ingress).Status.LoadBalancer.Ingress {
+			if i.IP != "" {
+				oldIPs = append(oldIPs, i.IP)
+			}
+		}
+		return validateLoadBalancerIngress(ing, oldIPs, lbPath.Child("ingress"), false)
+	case *corev1.Service:
+		if o.Spec.Type != corev1.ServiceTypeLoadBalancer && len(o.Status.LoadBalancer.Ingress) > 0 {
+			return field.ErrorList{field.Forbidden(lbPath.Child("ingress"), "may only be used when `spec.type` is 'LoadBalancer'")}
+		}
+		var ing []loadBalancerIngress
+		for _, i := range o.Status.LoadBalancer.Ingress {
+			ing = append(ing, loadBalancerIngress{ip: i.IP, hostname: i.Hostname, ipMode: i.IPMode})
+		}
+		var oldIPs []string
+		for _, i := range old.(*corev1.Service).Status.LoadBalancer.Ingress {
+			if i.IP != "" {
+				oldIPs = append(oldIPs, i.IP)
+			}
+		}
+		return validateLoadBalancerIngress(ing, oldIPs, lbPath.Child("ingress"), true)
 	}
 	return nil
+}
+
+// loadBalancerIngress is what the status validation reads of a service's or an ingress's load
+// balancer ingress point.
+type loadBalancerIngress struct {
+	ip, hostname string
+	ipMode       *corev1.LoadBalancerIPMode
+}
+
+// validateLoadBalancerIngress validates load balancer ingress points: an IP that is valid (or
+// already stored), a hostname that is a DNS subdomain and no IP, and for a service the IP mode,
+// required with an IP and only with one (ValidateLoadBalancerStatus,
+// ValidateIngressLoadBalancerStatus).
+func validateLoadBalancerIngress(ing []loadBalancerIngress, oldIPs []string, path *field.Path, service bool) field.ErrorList {
+	var errs field.ErrorList
+	for i, in := range ing {
+		p := path.Index(i)
+		if in.ip != "" {
+			errs = append(errs, validation.IsValidIPForLegacyField(p.Child("ip"), in.ip, true, oldIPs)...)
+		}
+		if service {
+			switch {
+			case in.ipMode == nil:
+				if in.ip != "" {
+					errs = append(errs, field.Required(p.Child("ipMode"), "must be specified when `ip` is set"))
+				}
+			case in.ip == "":
+				errs = append(errs, field.Forbidden(p.Child("ipMode"), "may not be specified when `ip` is not set"))
+			case *in.ipMode != corev1.LoadBalancerIPModeVIP && *in.ipMode != corev1.LoadBalancerIPModeProxy:
+				errs = append(errs, field.NotSupported(p.Child("ipMode"), in.ipMode, []string{string(corev1.LoadBalancerIPModeProxy), string(corev1.LoadBalancerIPModeVIP)}))
+			}
+		}
+		if in.hostname != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(in.hostname) {
+				errs = append(errs, field.Invalid(p.Child("hostname"), in.hostname, msg))
+			}
+			if net.ParseIP(in.hostname) != nil {
+				errs = append(errs, field.Invalid(p.Child("hostname"), in.hostname, "must be a DNS name, not an IP address"))
+			}
+		}
+	}
+	return errs
 }
 
 // oldAs is an update's old object as the kind's type, or the type's nil on create.
@@ -83,6 +157,14 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return validateVolumeAttachment(o, oldAs[*storagev1.VolumeAttachment](old))
 	case *storagev1.CSIDriver:
 		return validateCSIDriver(o, oldAs[*storagev1.CSIDriver](old))
+	case *storagev1.VolumeAttributesClass:
+		return validateVolumeAttributesClass(o, oldAs[*storagev1.VolumeAttributesClass](old))
+	case *resourcev1.ResourceClaim:
+		// The spec is immutable; an update checks nothing else of it.
+		if prev, ok := old.(*resourcev1.ResourceClaim); ok && !reflect.DeepEqual(o.Spec, prev.Spec) {
+			return field.ErrorList{field.Invalid(field.NewPath("spec"), nil, "field is immutable")}
+		}
+		return nil
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o, oldAs[*nodev1.RuntimeClass](old))
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:

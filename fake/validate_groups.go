@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -438,6 +439,31 @@ func validateStorageClass(sc, old *storagev1.StorageClass) field.ErrorList {
 	immutable("parameters", !equality.Semantic.DeepEqual(sc.Parameters, old.Parameters))
 	immutable("reclaimPolicy", !equality.Semantic.DeepEqual(sc.ReclaimPolicy, old.ReclaimPolicy))
 	immutable("volumeBindingMode", !equality.Semantic.DeepEqual(sc.VolumeBindingMode, old.VolumeBindingMode))
+	return errs
+}
+
+// validateVolumeAttributesClass is the apiserver's ValidateVolumeAttributesClass without
+// ObjectMeta (old nil) and its ValidateVolumeAttributesClassUpdate: a driver name, parameters
+// (at least one), neither changed by an update.
+func validateVolumeAttributesClass(vac, old *storagev1.VolumeAttributesClass) field.ErrorList {
+	errs := field.ErrorList{}
+	if old != nil {
+		if vac.DriverName != old.DriverName {
+			errs = append(errs, field.Forbidden(field.NewPath("driverName"), "updates to driverName are forbidden."))
+		}
+		if !reflect.DeepEqual(vac.Parameters, old.Parameters) {
+			errs = append(errs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
+		}
+	}
+	if vac.DriverName == "" {
+		errs = append(errs, field.Required(field.NewPath("driverName"), ""))
+	} else {
+		errs = append(errs, qualifiedName(strings.ToLower(vac.DriverName), field.NewPath("driverName"))...)
+	}
+	errs = append(errs, validateClassParameters(vac.Parameters)...)
+	if len(vac.Parameters) == 0 {
+		errs = append(errs, field.Required(field.NewPath("parameters"), "must contain at least one key/value pair"))
+	}
 	return errs
 }
 

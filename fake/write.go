@@ -43,6 +43,16 @@ func readJSONBody(r *http.Request) ([]byte, error) {
 	return bodyJSON(r, body)
 }
 
+// readJSONBodyStrict is readJSONBody that also returns the strict decoding problems the JSON no
+// longer shows (bodyJSONStrict).
+func readJSONBodyStrict(r *http.Request) ([]byte, []string, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return bodyJSONStrict(r, body)
+}
+
 // readBody reads a request body up to the apiserver's limit.
 func readBody(r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
@@ -71,7 +81,18 @@ func strictness(t *resourceType, fieldValidation string, unknown []string) ([]st
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s",
 			t.gvk.Kind, t.gvk.Version, t.gvk.Kind, strings.Join(unknown, ", ")))
 	default:
-		return unknown, nil
+		// A YAML strict error lists one problem a line: each is a warning of its own.
+		var out []string
+		for _, u := range unknown {
+			if rest, ok := strings.CutPrefix(u, "yaml: unmarshal errors:\n"); ok {
+				for _, line := range strings.Split(rest, "\n") {
+					out = append(out, strings.TrimSpace(line))
+				}
+				continue
+			}
+			out = append(out, u)
+		}
+		return out, nil
 	}
 }
 
@@ -306,11 +327,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
 		return
 	}
-	body, err := readJSONBody(r)
+	body, problems, err := readJSONBodyStrict(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	t.bodyProblems = problems
 	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
 	// Warnings go with a refusal too: the apiserver sends those its handler, the strategy and the
@@ -332,7 +354,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 	if err != nil {
 		return nil, nil, err
 	}
-	warnings, err := strictness(r.resourceType, opts.FieldValidation, d.unknown)
+	warnings, err := strictness(r.resourceType, opts.FieldValidation, append(t.bodyProblems, d.unknown...))
 	if err != nil {
 		return nil, nil, err
 	}
