@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	"strings"
 	"time"
 
@@ -133,6 +134,12 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 			return cv.ValidateCRD(ctx, o, prev)
 		}
 		return validateCRD(o, prev)
+	case *certificatesv1.CertificateSigningRequest:
+		var prev *certificatesv1.CertificateSigningRequest
+		if old != nil {
+			prev = old.(*certificatesv1.CertificateSigningRequest)
+		}
+		return validateCSR(o, prev, subresource)
 	case *unstructured.Unstructured:
 		if r.custom == nil {
 			return nil

@@ -167,7 +167,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.update(w, r, t)
 		return
 	}
-	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) {
+	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) && !(t.subresource == "approval" && isCSR(t)) {
 		writeError(w, notFoundPath())
 		return
 	}

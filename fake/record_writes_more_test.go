@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"s
 // moreWriteCases are writes of every patch type to the less common kinds (stateful sets and
 // their scale, cron jobs, ingresses and their status, network policies, endpoint slices, leases,
 // services' load balancer status, flow control, dynamic resource allocation, volume attributes
-// classes), deletecollection's answer, options and paths, and strict decoding of YAML bodies.
+// classes, certificate signing requests and their approval), deletecollection's answer, options and paths, and strict decoding of YAML bodies.
 // Recorded from a kube-apiserver 1.37.2 into testdata/observed-writes-more.json
 // (TestRecordOracleWritesMore), replayed by TestObservedWritesMore.
 var moreWriteCases = []writeCase{
@@ -127,6 +128,27 @@ var moreWriteCases = []writeCase{
 		{Name: "update without the finalizer", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/volumeattributesclasses/vac-{ns}", ContentType: mergePatch, Body: `{"metadata":{"finalizers":null}}`},
 		{Name: "delete", Method: "DELETE", Path: "/apis/storage.k8s.io/v1/volumeattributesclasses/vac-{ns}"},
 	}},
+	{Name: "csr", Steps: []writeStep{
+		{Name: "create as someone else, approved", Method: "POST", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests", Body: `{"metadata":{"name":"csr-{ns}"},"spec":{"request":"` + csrRequest + `","signerName":"example.com/signer","usages":["client auth"],"username":"mallory","groups":["g"]},"status":{"conditions":[{"type":"Approved","status":"True"}]}}`},
+		{Name: "create invalid", Method: "POST", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests", Body: `{"metadata":{"name":"csr2-{ns}"},"spec":{"request":"aGVsbG8=","usages":["bogus","bogus"],"expirationSeconds":60}}`},
+		{Name: "create with a malformed signer name", Method: "POST", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests", Body: `{"metadata":{"name":"csr3-{ns}"},"spec":{"request":"` + csrRequest + `","signerName":"example/Bad_Signer/x","usages":[]}}`},
+		{Name: "create with a bad signer name", Method: "POST", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests", Body: `{"metadata":{"name":"csr3-{ns}"},"spec":{"request":"` + csrRequest + `","signerName":"example/Bad_Signer","usages":["client auth"]}}`},
+		{Name: "merge patch of the spec", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}", ContentType: mergePatch, Body: `{"metadata":{"labels":{"a":"b"}},"spec":{"usages":["server auth"]}}`},
+		{Name: "merge patch of the status", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}", ContentType: mergePatch, Body: `{"status":{"conditions":[{"type":"Approved","status":"True"}]}}`},
+		{Name: "approval through the status", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/status", ContentType: mergePatch, Body: `{"status":{"conditions":[{"type":"Approved","status":"True","reason":"R","message":"m"}]}}`},
+		{Name: "approval subresource", Method: "GET", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval"},
+		{Name: "approved and denied", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval", ContentType: mergePatch, Body: `{"status":{"conditions":[{"type":"Approved","status":"True","reason":"R","message":"m"},{"type":"Denied","status":"True"}]}}`},
+		{Name: "bad conditions", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval", ContentType: mergePatch, Body: `{"status":{"conditions":[{"type":"Approved","status":"False"},{"type":"X","status":"Maybe"},{"type":"X"},{"status":"True"}]}}`},
+		{Name: "approval with a certificate", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval", ContentType: mergePatch, Body: `{"status":{"conditions":[{"type":"Approved","status":"True","reason":"R","message":"m"}],"certificate":"aGVsbG8="}}`},
+		{Name: "approval removed", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval", ContentType: mergePatch, Body: `{"status":{"conditions":[]}}`},
+		{Name: "certificate that does not parse", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/status", ContentType: mergePatch, Body: `{"status":{"certificate":"aGVsbG8="}}`},
+		{Name: "certificate on the main resource", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}", ContentType: mergePatch, Body: `{"status":{"certificate":"aGVsbG8="}}`},
+		{Name: "json patch adding Failed", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/status", ContentType: jsonPatch, Body: `[{"op":"add","path":"/status/conditions/-","value":{"type":"Failed","status":"True","reason":"F"}}]`},
+		{Name: "apply of status", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/status?fieldManager=signer", ContentType: applyPatch, Body: `{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest","metadata":{"name":"csr-{ns}"},"status":{"conditions":[{"type":"Approved","status":"True","reason":"R","message":"m"},{"type":"Failed","status":"True","reason":"F"},{"type":"Y","status":"False"}]}}`},
+		{Name: "read", Method: "GET", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}"},
+		{Name: "update of approval denying", Method: "PUT", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval", Body: `{"metadata":{"name":"csr-{ns}"},"spec":{"request":"` + csrRequest + `","signerName":"example.com/signer","usages":["client auth"]},"status":{"conditions":[{"type":"Denied","status":"True"}]}}`},
+		{Name: "delete", Method: "DELETE", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}"},
+	}},
 	{Name: "deletecollection", Steps: []writeStep{
 		nsStep(),
 		{Name: "c1 with a finalizer", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1","labels":{"k":"a"},"finalizers":["example.com/f"]}}`},
@@ -183,13 +205,27 @@ var moreWritesRecording = recording{cases: moreWriteCases, file: "testdata/obser
 func TestRecordOracleWritesMore(t *testing.T) { moreWritesRecording.record(t, oracleServer(t)) }
 
 // TestObservedWritesMore replays the recorded writes against the fake. A continue token holds
-// the list's resourceVersion, which differs between the two servers as the normalized ones do.
+// the list's resourceVersion, and a CSR condition's times the server's clock, which differ
+// between the two servers as the normalized ones do; the recorder was the oracle's admin, a
+// request without credentials is the fake's.
 func TestObservedWritesMore(t *testing.T) {
 	moreWritesRecording.replay(t, noControllers, func(_ string, got, want *observedStep) {
-		got.Response = continueToken.ReplaceAll(got.Response, []byte(`"continue":"<token>"`))
-		want.Response = continueToken.ReplaceAll(want.Response, []byte(`"continue":"<token>"`))
+		for _, s := range []*observedStep{got, want} {
+			s.Response = continueToken.ReplaceAll(s.Response, []byte(`"continue":"<token>"`))
+			s.Response = mapLeaves(s.Response, func(v any, key, _ string) any {
+				if (key == "lastUpdateTime" || key == "lastTransitionTime") && v != nil {
+					return "<time>"
+				}
+				return v
+			})
+		}
+		want.Response = []byte(strings.ReplaceAll(string(want.Response), `"username":"oracle-admin"`, `"username":"admin"`))
 	})
 }
 
 // continueToken matches a list's continue token in an answer.
 var continueToken = regexp.MustCompile(`"continue":\s*"[^"]+"`)
+
+// csrRequest is a PKCS#10 request of CN=alice, O=dev (an ECDSA P-256 key), PEM in base64 as a
+// CSR's spec.request holds it.
+const csrRequest = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIYU1JR0FBZ0VBTUI0eERqQU1CZ05WQkFNTUJXRnNhV05sTVF3d0NnWURWUVFLREFOa1pYWXdXVEFUQmdjcQpoa2pPUFFJQkJnZ3Foa2pPUFFNQkJ3TkNBQVRhVldaTUxnbUdac0o5akxKa0lBYWlYMGx2cDdHSEc4VHNWQnBtCmRmRExuKzJNbjB3Z3NOcGYyemZ4enZIREJVRWZkeElscnhrMnJtUEFBcTMvVHpFVG9BQXdDZ1lJS29aSXpqMEUKQXdJRFNRQXdSZ0loQU44RlEwQklhaGs1VmxMQXYyYjdVL2FxaVlnUEltRE1SOENhL2NVRnZlQ2FBaUVBeTRORQpwRm51NDBsRVpNTjg5V29nZElKYmo3d00yVi9FSVpGMlRxbTllaFk9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="

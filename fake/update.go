@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	"net/http"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -205,7 +207,11 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	// BeforeUpdate: generation, uid, creationTimestamp, deletionTimestamp and its grace period
 	// are the stored ones whatever the request says.
 	m.SetGeneration(om.GetGeneration())
-	obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
+	if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
+		prepareCSRUpdate(csr, old.(*certificatesv1.CertificateSigningRequest), t.subresource, metav1.NewTime(s.opts.Now().Truncate(time.Second)))
+	} else {
+		obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
+	}
 	if svc, ok := obj.(*corev1.Service); ok && t.subresource == "" {
 		release, err := s.admitService(contextBackground(), r, svc, old.(*corev1.Service))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	"net/http"
 	"strings"
 
@@ -334,7 +335,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	t.bodyProblems = problems
 	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
-	obj, warnings, err := s.createObject(r.Context(), t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
+	ctx := r.Context()
+	if isCSR(t) {
+		ctx = s.withRequester(r, t)
+	}
+	obj, warnings, err := s.createObject(ctx, t, body, opts, patch.ManagerFromUserAgent(r.UserAgent()))
 	// Warnings go with a refusal too: the apiserver sends those its handler, the strategy and the
 	// webhooks gave before the write failed, the webhooks' last.
 	addWarnings(w, warnings)
@@ -431,6 +436,9 @@ func (s *Server) admitNew(ctx context.Context, t target, obj runtime.Object, m m
 	}
 	s.fillSystemFields(m)
 	prepareCreate(t.res.resourceType, obj, m)
+	if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
+		prepareCSRCreate(ctx, csr)
+	}
 	return obj, m, nil
 }
 

@@ -15,13 +15,15 @@ import (
 // kind without a status field resets nothing on the main resource.
 func resetFields(gvk schema.GroupVersionKind, subresource string, hasStatus bool) map[fieldpath.APIVersion]fieldpath.Filter {
 	var paths []fieldpath.Path
-	switch subresource {
-	case "", "finalize": // a namespace's finalize writes all but status, as its main resource
+	switch {
+	case gvk.GroupKind() == csrKind:
+		paths = csrResetFields[subresource]
+	case subresource == "" || subresource == "finalize": // a namespace's finalize writes all but status, as its main resource
 		if !hasStatus {
 			return nil
 		}
 		paths = []fieldpath.Path{fieldpath.MakePathOrDie("status")}
-	case "status":
+	case subresource == "status":
 		paths = []fieldpath.Path{fieldpath.MakePathOrDie("spec")}
 		if extra, ok := statusResetMetadata[gvk.GroupKind()]; ok {
 			paths = append(paths, extra...)
@@ -32,6 +34,18 @@ func resetFields(gvk schema.GroupVersionKind, subresource string, hasStatus bool
 	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{
 		fieldpath.APIVersion(gvk.GroupVersion().String()): fieldpath.NewSet(paths...),
 	})
+}
+
+// csrKind is CertificateSigningRequest, whose strategies reset more than the others: no write
+// changes its spec (the create's is the requester's), the main resource none of its status, the
+// status subresource not its conditions, the approval subresource not its certificate.
+var csrKind = schema.GroupKind{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}
+
+// csrResetFields are the CSR strategies' reset fields by subresource.
+var csrResetFields = map[string][]fieldpath.Path{
+	"":         {fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status")},
+	"status":   {fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")},
+	"approval": {fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")},
 }
 
 // statusResetMetadata lists, per kind, the metadata a status write cannot change (beyond spec).
