@@ -14,12 +14,16 @@ const (
 	applyPatch     = "application/apply-patch+yaml"
 )
 
+const replicaSetBody = `{"metadata":{"name":"r1"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`
+
 const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"serviceName":"svc","selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"busybox","env":[{"name":"A","value":"1"}]}]}}}}`
 
 // moreWriteCases are writes of every patch type to the less common kinds (stateful sets and
 // their scale, cron jobs, ingresses and their status, network policies, endpoint slices, leases,
 // services' load balancer status, flow control, dynamic resource allocation, volume attributes
-// classes, certificate signing requests and their approval), deletecollection's answer, options and paths, and strict decoding of YAML bodies.
+// classes, certificate signing requests and their approval), the scale of replica sets and
+// replication controllers, lists by resourceVersionMatch after writes, a namespace's status,
+// deletecollection's answer, options and paths, and strict decoding of YAML bodies.
 // Recorded from a kube-apiserver 1.37.2 into testdata/observed-writes-more.json
 // (TestRecordOracleWritesMore), replayed by TestObservedWritesMore.
 var moreWriteCases = []writeCase{
@@ -148,6 +152,50 @@ var moreWriteCases = []writeCase{
 		{Name: "read", Method: "GET", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}"},
 		{Name: "update of approval denying", Method: "PUT", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}/approval", Body: `{"metadata":{"name":"csr-{ns}"},"spec":{"request":"` + csrRequest + `","signerName":"example.com/signer","usages":["client auth"]},"status":{"conditions":[{"type":"Denied","status":"True"}]}}`},
 		{Name: "delete", Method: "DELETE", Path: "/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-{ns}"},
+	}},
+	{Name: "scale", Steps: []writeStep{
+		nsStep(),
+		{Name: "replica set", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/replicasets", Body: replicaSetBody},
+		{Name: "apply of scale", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1/scale?fieldManager=a", ContentType: applyPatch, Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"r1"},"spec":{"replicas":2}}`},
+		{Name: "apply of replicas by another manager", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1?fieldManager=b", ContentType: applyPatch, Body: `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"r1"},"spec":{"replicas":3}}`},
+		{Name: "strategic patch of scale", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1/scale", ContentType: strategicPatch, Body: `{"spec":{"replicas":4}}`},
+		{Name: "update of scale with a stale resourceVersion", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1/scale", Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"r1","resourceVersion":"1"},"spec":{"replicas":5}}`},
+		{Name: "update of scale with another uid", Method: "PUT", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1/scale", Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"r1","uid":"x"},"spec":{"replicas":5}}`},
+		{Name: "forced apply of scale with labels", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1/scale?fieldManager=c&force=true", ContentType: applyPatch, Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"r1","labels":{"x":"y"}},"spec":{"replicas":6}}`},
+		{Name: "read replica set", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/replicasets/r1"},
+		{Name: "replication controller", Method: "POST", Path: "/api/v1/namespaces/{ns}/replicationcontrollers", Body: `{"metadata":{"name":"rc1"},"spec":{"replicas":1,"selector":{"app":"a"},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`},
+		{Name: "apply of its scale", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/scale?fieldManager=a", ContentType: applyPatch, Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"rc1"},"spec":{"replicas":2}}`},
+		{Name: "json patch of negative replicas", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/scale", ContentType: jsonPatch, Body: `[{"op":"replace","path":"/spec/replicas","value":-1}]`},
+		{Name: "read replication controller", Method: "GET", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1"},
+		{Name: "apply of status with more ready than replicas", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/replicationcontrollers/rc1/status?fieldManager=ctl", ContentType: applyPatch, Body: `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"rc1"},"status":{"replicas":1,"readyReplicas":2}}`},
+		{Name: "dry run apply of a missing deployment's scale", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/nope/scale?fieldManager=a&dryRun=All", ContentType: applyPatch, Body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"nope"},"spec":{"replicas":2}}`},
+	}},
+	{Name: "list", Steps: []writeStep{
+		nsStep(),
+		{Name: "c1", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1","labels":{"a":"1"}}}`},
+		{Name: "c2", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c2","labels":{"a":"2"}}}`},
+		{Name: "Exact at the last resourceVersion", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?resourceVersionMatch=Exact&resourceVersion={rv}"},
+		{Name: "NotOlderThan with a selector", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?resourceVersionMatch=NotOlderThan&resourceVersion={rv}&labelSelector=a%3D2"},
+		{Name: "limit", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?limit=1&resourceVersionMatch=NotOlderThan&resourceVersion={rv}"},
+		{Name: "resourceVersion 0 by field", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?resourceVersion=0&fieldSelector=metadata.name%3Dc1"},
+		{Name: "unknown field selector", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?fieldSelector=data.x%3D1"},
+		{Name: "watch with Exact", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?watch=true&resourceVersionMatch=Exact&resourceVersion={rv}"},
+		{Name: "watch-list", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1"},
+	}},
+	{Name: "namespace-status", Steps: []writeStep{
+		nsStep(),
+		{Name: "finalize adding a finalizer", Method: "PUT", Path: "/api/v1/namespaces/{ns}/finalize", Body: `{"metadata":{"name":"{ns}"},"spec":{"finalizers":["kubernetes","example.com/x"]}}`},
+		{Name: "status Terminating without deletion", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/status", ContentType: mergePatch, Body: `{"status":{"phase":"Terminating"}}`},
+		{Name: "apply of the name label", Method: "PATCH", Path: "/api/v1/namespaces/{ns}?fieldManager=m", ContentType: applyPatch, Body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{ns}","labels":{"kubernetes.io/metadata.name":"other","x":"y"}}}`},
+		{Name: "read namespace", Method: "GET", Path: "/api/v1/namespaces/{ns}"},
+		{Name: "service account", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts", Body: `{"metadata":{"name":"sa1"}}`},
+		{Name: "token too short", Method: "POST", Path: "/api/v1/namespaces/{ns}/serviceaccounts/sa1/token", Body: `{"spec":{"expirationSeconds":10}}`},
+		{Name: "service account token secret", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"t1","annotations":{"kubernetes.io/service-account.name":"sa1"}},"type":"kubernetes.io/service-account-token"}`},
+		{Name: "service account token secret without its annotation", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"t2"},"type":"kubernetes.io/service-account-token"}`},
+		{Name: "docker config secret", Method: "POST", Path: "/api/v1/namespaces/{ns}/secrets", Body: `{"metadata":{"name":"t3"},"type":"kubernetes.io/dockerconfigjson","stringData":{".dockerconfigjson":"{}"}}`},
+		{Name: "persistent volume", Method: "POST", Path: "/api/v1/persistentvolumes", Body: `{"metadata":{"name":"pv-{ns}"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp"}}}`},
+		{Name: "volume status", Method: "PATCH", Path: "/api/v1/persistentvolumes/pv-{ns}/status", ContentType: mergePatch, Body: `{"status":{"phase":"Bound"}}`},
+		{Name: "read volume", Method: "GET", Path: "/api/v1/persistentvolumes/pv-{ns}"},
 	}},
 	{Name: "deletecollection", Steps: []writeStep{
 		nsStep(),

@@ -302,6 +302,10 @@ func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidatio
 	if rv := sc.ResourceVersion; rv != "" && rv != old.ResourceVersion {
 		return nil, nil, conflict(res, t.name)
 	}
+	if sc.UID != "" && sc.UID != old.UID {
+		// The Scale's uid is the parent's update's precondition.
+		return nil, nil, uidConflict(res, t, sc.UID, old.UID)
+	}
 	if pt == "" {
 		newJSON, err := json.Marshal(sc)
 		if err != nil {

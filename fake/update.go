@@ -16,6 +16,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
@@ -129,6 +130,14 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 	return b, false, warnings, err
 }
 
+// uidConflict is the storage layer's precondition failure of an update whose body names another
+// uid than the stored object's, as the apiserver words it.
+func uidConflict(r *served, t target, uid, stored types.UID) error {
+	return apierrors.NewConflict(r.gvr.GroupResource(), t.name,
+		fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
+			storageKey(r, t.namespace, t.name), uid, stored))
+}
+
 // updateHeld applies the update rules to a decoded new state of an existing object and stores
 // it: resourceVersion precondition, immutable metadata, the strategy (status, generation),
 // validation, finalizers, and the deletion of an object whose last finalizer went. A no-op keeps
@@ -197,10 +206,7 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 		return nil, conflict(r, t.name)
 	}
 	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
-		// The storage layer's precondition failure, as the apiserver words it.
-		return nil, apierrors.NewConflict(r.gvr.GroupResource(), t.name,
-			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
-				storageKey(r, t.namespace, t.name), uid, om.GetUID()))
+		return nil, uidConflict(r, t, uid, om.GetUID())
 	}
 	// An unconditional update is made against the stored version (the store's GuaranteedUpdate).
 	m.SetResourceVersion(om.GetResourceVersion())

@@ -44,10 +44,22 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 
 // validateCoreStatus is the validation of an update of a built-in kind's status that
 // validateWorkloadKind does not do: a node's (validateNodeUpdate), an ingress's and a service's
-// load balancer status (ValidateIngressStatusUpdate, ValidateServiceStatusUpdate).
+// load balancer status (ValidateIngressStatusUpdate, ValidateServiceStatusUpdate), a namespace's
+// phase and a replication controller's counts.
 func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
 	lbPath := field.NewPath("status", "loadBalancer")
 	switch o := obj.(type) {
+	case *corev1.Namespace:
+		// The apiserver's path names the Go field.
+		switch p := field.NewPath("status", "Phase"); {
+		case o.DeletionTimestamp.IsZero() && o.Status.Phase != corev1.NamespaceActive:
+			return field.ErrorList{field.Invalid(p, o.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty")}
+		case !o.DeletionTimestamp.IsZero() && o.Status.Phase != corev1.NamespaceTerminating:
+			return field.ErrorList{field.Invalid(p, o.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")}
+		}
+		return nil
+	case *corev1.ReplicationController:
+		return validateReplicationControllerStatus(&o.Status)
 	case *corev1.Node:
 		return uniqueCauses(validateNodeUpdate(o, old.(*corev1.Node), true))
 	case *networkingv1.Ingress:
@@ -79,6 +91,29 @@ func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
 		return validateLoadBalancerIngress(ing, oldIPs, lbPath.Child("ingress"), true)
 	}
 	return nil
+}
+
+// validateReplicationControllerStatus is ValidateReplicationControllerStatus: non-negative
+// counts, none above replicas, no more available than ready.
+func validateReplicationControllerStatus(s *corev1.ReplicationControllerStatus) field.ErrorList {
+	p := field.NewPath("status")
+	errs := validateNonNegative(s.Replicas, p.Child("replicas"))
+	errs = append(errs, validateNonNegative(s.FullyLabeledReplicas, p.Child("fullyLabeledReplicas"))...)
+	errs = append(errs, validateNonNegative(s.ReadyReplicas, p.Child("readyReplicas"))...)
+	errs = append(errs, validateNonNegative(s.AvailableReplicas, p.Child("availableReplicas"))...)
+	errs = append(errs, validateNonNegative(s.ObservedGeneration, p.Child("observedGeneration"))...)
+	for _, c := range []struct {
+		name string
+		n    int32
+	}{{"fullyLabeledReplicas", s.FullyLabeledReplicas}, {"readyReplicas", s.ReadyReplicas}, {"availableReplicas", s.AvailableReplicas}} {
+		if c.n > s.Replicas {
+			errs = append(errs, field.Invalid(p.Child(c.name), c.n, "cannot be greater than status.replicas"))
+		}
+	}
+	if s.AvailableReplicas > s.ReadyReplicas {
+		errs = append(errs, field.Invalid(p.Child("availableReplicas"), s.AvailableReplicas, "cannot be greater than readyReplicas"))
+	}
+	return errs
 }
 
 // loadBalancerIngress is what the status validation reads of a service's or an ingress's load
