@@ -23,7 +23,7 @@ const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"s
 // services' load balancer status, flow control, dynamic resource allocation, volume attributes
 // classes, certificate signing requests and their approval), the scale of replica sets and
 // replication controllers, lists by resourceVersionMatch after writes, a namespace's status,
-// deletecollection's answer, options and paths, and strict decoding of YAML bodies.
+// events of both APIs), deletecollection's answer, options and paths, and strict decoding of YAML bodies.
 // Recorded from a kube-apiserver 1.37.2 into testdata/observed-writes-more.json
 // (TestRecordOracleWritesMore), replayed by TestObservedWritesMore.
 var moreWriteCases = []writeCase{
@@ -196,6 +196,25 @@ var moreWriteCases = []writeCase{
 		{Name: "persistent volume", Method: "POST", Path: "/api/v1/persistentvolumes", Body: `{"metadata":{"name":"pv-{ns}"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp"}}}`},
 		{Name: "volume status", Method: "PATCH", Path: "/api/v1/persistentvolumes/pv-{ns}/status", ContentType: mergePatch, Body: `{"status":{"phase":"Bound"}}`},
 		{Name: "read volume", Method: "GET", Path: "/api/v1/persistentvolumes/pv-{ns}"},
+	}},
+	{Name: "events", Steps: []writeStep{
+		nsStep(),
+		{Name: "v1 event", Method: "POST", Path: "/api/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"e1"},"involvedObject":{"kind":"Pod","name":"p","namespace":"{ns}"},"reason":"R","message":"m","type":"Normal","count":3,"firstTimestamp":"2026-01-01T00:00:00Z","source":{"component":"c"}}`},
+		{Name: "v1 event of another namespace", Method: "POST", Path: "/api/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"e2"},"involvedObject":{"kind":"Pod","name":"p","namespace":"other"},"type":"Bogus"}`},
+		{Name: "v1 event without the involved object's namespace", Method: "POST", Path: "/api/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"e3"},"involvedObject":{"kind":"Node","name":"n"}}`},
+		{Name: "v1 event named outside DNS rules", Method: "POST", Path: "/api/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"Bad_Name:x"},"involvedObject":{"kind":"Pod","name":"p","namespace":"{ns}"}}`},
+		{Name: "v1 event with eventTime and missing fields", Method: "POST", Path: "/api/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"e4"},"involvedObject":{"kind":"Pod","name":"p"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingComponent":"Bad Comp"}`},
+		{Name: "v1 event with eventTime and a short series", Method: "POST", Path: "/api/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"e5"},"involvedObject":{"kind":"Pod","name":"p","namespace":"{ns}"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingComponent":"example.com/c","reportingInstance":"i","action":"A","reason":"R","series":{"count":1}}`},
+		{Name: "v1 event update", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/events/e1", ContentType: mergePatch, Body: `{"reason":"R2","message":"m2","count":4,"involvedObject":{"name":"q"}}`},
+		{Name: "v1 event update to another namespace", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/events/e1", ContentType: mergePatch, Body: `{"involvedObject":{"namespace":"x"}}`},
+		{Name: "events.k8s.io event", Method: "POST", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"n1"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingController":"a.example.com/c","reportingInstance":"i","action":"A","reason":"R","type":"Normal","note":"n","regarding":{"kind":"Pod","name":"p","namespace":"{ns}"}}`},
+		{Name: "events.k8s.io event invalid", Method: "POST", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"n2"},"reason":"R","type":"Bogus","deprecatedCount":2,"deprecatedFirstTimestamp":"2026-01-01T00:00:00Z","deprecatedLastTimestamp":"2026-01-01T00:00:00Z","deprecatedSource":{"host":"h"},"series":{"count":1,"lastObservedTime":"2026-01-01T00:00:00.000000Z"}}`},
+		{Name: "events.k8s.io event without eventTime", Method: "POST", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"n3"},"reason":"R","type":"Normal","regarding":{"kind":"Pod","name":"p","namespace":"{ns}"}}`},
+		{Name: "events.k8s.io event named outside DNS rules", Method: "POST", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events", Body: `{"metadata":{"name":"Bad_Name"},"eventTime":"2026-01-01T00:00:00.000000Z","reportingController":"a.example.com/c","reportingInstance":"i","action":"A","reason":"R","type":"Normal","regarding":{"kind":"Pod","name":"p","namespace":"{ns}"}}`},
+		{Name: "events.k8s.io event update of immutable fields", Method: "PATCH", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events/n1", ContentType: mergePatch, Body: `{"note":"changed","reason":"R2","type":"Warning","action":"B","reportingInstance":"j","series":{"count":1}}`},
+		{Name: "events.k8s.io event series update", Method: "PATCH", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events/n1", ContentType: mergePatch, Body: `{"series":{"count":2,"lastObservedTime":"2026-01-01T00:00:01.000000Z"}}`},
+		{Name: "events.k8s.io missing event", Method: "GET", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events/nope"},
+		{Name: "events.k8s.io patch of a missing event", Method: "PATCH", Path: "/apis/events.k8s.io/v1/namespaces/{ns}/events/nope", ContentType: mergePatch, Body: `{}`},
 	}},
 	{Name: "deletecollection", Steps: []writeStep{
 		nsStep(),

@@ -390,7 +390,8 @@ func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
 		// Its pods' hostnames are <name>-<ordinal> (reference/observed-validation-workloads.md,
 		// wl-statefulset / name with a dot).
 		return apimachineryvalidation.NameIsDNSLabel
-	case t.gvr.Group == "rbac.authorization.k8s.io":
+	case t.gvr.Group == "rbac.authorization.k8s.io", t.gvr.Group == "" && t.gvr.Resource == "events":
+		// A v1 Event's strategy validates no name: only the store's path segment rule holds.
 		return path.ValidatePathSegmentName
 	default:
 		return apimachineryvalidation.NameIsDNSSubdomain

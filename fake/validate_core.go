@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -192,6 +193,8 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return validateVolumeAttachment(o, oldAs[*storagev1.VolumeAttachment](old))
 	case *storagev1.CSIDriver:
 		return validateCSIDriver(o, oldAs[*storagev1.CSIDriver](old))
+	case *corev1.Event, *eventsv1.Event:
+		return validateEvent(obj, old)
 	case *storagev1.VolumeAttributesClass:
 		return validateVolumeAttributesClass(o, oldAs[*storagev1.VolumeAttributesClass](old))
 	case *resourcev1.ResourceClaim:

@@ -209,7 +209,7 @@ func (s *Server) validate(ctx context.Context, op Operation, r *served, obj, old
 		errs = s.opts.Validate(op, r.gvr, obj, old)
 	}
 	if len(errs) > 0 {
-		return apierrors.NewInvalid(r.gvk.GroupKind(), name, declarativeLast(obj, uniqueCauses(errs)))
+		return apierrors.NewInvalid(eventsGroupKind(r.gvk.GroupKind()), name, declarativeLast(obj, uniqueCauses(errs)))
 	}
 	return nil
 }
