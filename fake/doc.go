@@ -4,7 +4,7 @@
 //
 // It is a front over the project's watch caches, not a second store: reads (list, get, watch) are
 // kubeapi's read path over one watchcache.Cache per resource; writes (create, update, patch,
-// delete, deletecollection, the status subresource) are decoded, validated and admitted here, take
+// delete, deletecollection, the status and scale subresources, a CSR's approval) are decoded, validated and admitted here, take
 // the next value of one global resourceVersion counter (as etcd's revision is global) and go into
 // the resource's cache as one event, so that a watch sees every write in order and a consistent
 // read sees every write before it.
@@ -12,7 +12,8 @@
 // The registry of resources — group, version, kind, scope, verbs, short names, categories and
 // subresources — is the discovery a kube-apiserver 1.37.2 serves, recorded in testdata/discovery.
 // The answers to writes (codes, reasons, messages, details, resulting objects) are those recorded
-// from that apiserver in reference/observed-writes.md, which the tests cite.
+// from that apiserver in reference/observed-writes.md and the other reference/observed-*.md
+// (observed-writes-more.md for the less common kinds), which the tests cite.
 //
 // CustomResourceDefinitions are served as the apiextensions apiserver serves them (crd.go):
 // created through the API or at start (Options.CRDs, Options.CRDDirectoryPaths), Established
