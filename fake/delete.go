@@ -41,6 +41,10 @@ func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
+		if k := opts.Kind; k != "" && k != "DeleteOptions" && opts.APIVersion != "" {
+			// The options' scheme decodes no other kind.
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", k, opts.APIVersion))
+		}
 	} else if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}

@@ -75,6 +75,19 @@ func (s *Server) parsePath(path string) (target, bool) {
 	return t, true
 }
 
+// writeVerb is the verb of a write with method to an object (name) or a collection.
+func writeVerb(method, name string) string {
+	switch {
+	case method == http.MethodPost:
+		return "create"
+	case method == http.MethodPut:
+		return "update"
+	case method == http.MethodDelete && name == "":
+		return "deletecollection"
+	}
+	return strings.ToLower(method)
+}
+
 // allNamespacesPath says whether path is under a built-in namespaced resource's all-namespaces
 // path (/api/v1/configmaps, /apis/apps/v1/deployments/...), and whether it is the collection
 // itself.
@@ -135,8 +148,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ok && !isReview {
-		if msg := kubeapi.DeprecationWarning(t.res.gvr); msg != "" && t.res.custom == nil {
-			addWarnings(w, []string{msg}) // before any of the write's own, as the apiserver's handler
+		// Before any of the write's own, as the apiserver's handler; a verb the resource lacks
+		// has no handler (go-restful refuses it first).
+		if msg := kubeapi.DeprecationWarning(t.res.gvr); msg != "" && t.res.custom == nil && (t.subresource != "" || t.res.hasVerb(writeVerb(r.Method, t.name))) {
+			addWarnings(w, []string{msg})
 		}
 	}
 	w, ok = negotiate(w, r, isReview || t.res.custom == nil)

@@ -39,8 +39,16 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	pt, ok := patchTypes[mt]
-	if !ok {
-		writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType), string(types.StrategicMergePatchType)))
+	switch {
+	case !ok && t.res.custom == nil:
+		// go-restful routes a built-in resource's PATCH by its Content-Type, and refuses one it
+		// does not consume before any handler runs, tersely (reference/observed-patch.md).
+		writeError(w, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason: metav1.StatusReasonUnsupportedMediaType, Message: "415: Unsupported Media Type", Details: &metav1.StatusDetails{}}})
+		return
+	case !ok:
+		// The custom resource handler lists what it accepts: no strategic merge.
+		writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)))
 		return
 	}
 	var opts metav1.PatchOptions

@@ -23,7 +23,8 @@ const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"s
 // services' load balancer status, flow control, dynamic resource allocation, volume attributes
 // classes, certificate signing requests and their approval), the scale of replica sets and
 // replication controllers, lists by resourceVersionMatch after writes, a namespace's status,
-// events of both APIs), deletecollection's answer, options and paths, and strict decoding of YAML bodies.
+// events of both APIs), deletecollection's answers across kinds, write options and methods a
+// resource lacks, deletecollection's answer, options and paths, and strict decoding of YAML bodies.
 // Recorded from a kube-apiserver 1.37.2 into testdata/observed-writes-more.json
 // (TestRecordOracleWritesMore), replayed by TestObservedWritesMore.
 var moreWriteCases = []writeCase{
@@ -235,6 +236,55 @@ var moreWriteCases = []writeCase{
 		{Name: "everything", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps"},
 		{Name: "list at the end", Method: "GET", Path: "/api/v1/namespaces/{ns}/configmaps"},
 	}},
+	{Name: "deletecollection-kinds", Steps: []writeStep{
+		nsStep(),
+		{Name: "pod on a node", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p1","labels":{"a":"1"}},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"busybox"}]}}`},
+		{Name: "pod on no node", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p2","labels":{"a":"2"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`},
+		{Name: "dry run", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/pods?dryRun=All"},
+		{Name: "by node with a grace period", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/pods?fieldSelector=spec.nodeName%3Dn1&gracePeriodSeconds=30"},
+		{Name: "pods", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods"},
+		{Name: "all pods", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/pods"},
+		{Name: "pods again", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods"},
+		{Name: "namespaces, which have none", Method: "DELETE", Path: "/api/v1/namespaces?labelSelector=x%3Dy"},
+		{Name: "nodes by label", Method: "DELETE", Path: "/api/v1/nodes?labelSelector=sweep%3D{ns}"},
+		{Name: "deployments orphaning", Method: "DELETE", Path: "/apis/apps/v1/namespaces/{ns}/deployments?propagationPolicy=Orphan"},
+		{Name: "claim", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c1"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`},
+		{Name: "claims", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims"},
+		{Name: "events", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/events"},
+		{Name: "services", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/services"},
+		{Name: "bad continue token", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps?continue=abc"},
+		{Name: "watch parameter", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps?watch=true"},
+		{Name: "options that do not decode", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"gracePeriodSeconds":"x"}`},
+		{Name: "a ConfigMap as options", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"kind":"ConfigMap","apiVersion":"v1"}`},
+		{Name: "delete with a Pod as options", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/x", Body: `{"kind":"Pod","apiVersion":"v1"}`},
+		{Name: "delete with apps/v1 DeleteOptions", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/x", Body: `{"kind":"DeleteOptions","apiVersion":"apps/v1"}`},
+		{Name: "delete with meta.k8s.io/v1 DeleteOptions", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/x", Body: `{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/v1"}`},
+		{Name: "create of a read-only resource", Method: "POST", Path: "/api/v1/componentstatuses", Body: `{}`},
+		{Name: "update of a read-only resource", Method: "PUT", Path: "/api/v1/componentstatuses/x", Body: `{}`},
+		{Name: "delete of a scale", Method: "DELETE", Path: "/apis/apps/v1/namespaces/{ns}/deployments/x/scale"},
+		{Name: "create of a scale", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/deployments/x/scale", Body: `{}`},
+		{Name: "delete of a status", Method: "DELETE", Path: "/apis/apps/v1/namespaces/{ns}/deployments/x/status"},
+		{Name: "patch of an access review", Method: "PATCH", Path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/x", ContentType: mergePatch, Body: `{}`},
+		{Name: "deletecollection of access reviews", Method: "DELETE", Path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"},
+	}},
+	{Name: "options-and-methods", Steps: []writeStep{
+		nsStep(),
+		{Name: "fieldManager too long", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps?fieldManager=" + longFieldManager, Body: `{"metadata":{"name":"c1"}}`},
+		{Name: "fieldManager not printable", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps?fieldManager=a%0Ab", Body: `{"metadata":{"name":"c1"}}`},
+		{Name: "dry run Strict", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps?dryRun=All&fieldValidation=Strict", Body: `{"metadata":{"name":"c1"},"x":1}`},
+		{Name: "create", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"c1"}}`},
+		{Name: "patch with a fieldManager too long", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/c1?fieldManager=" + longFieldManager, ContentType: mergePatch, Body: `{}`},
+		{Name: "patch dryRun=Bogus", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/c1?dryRun=Bogus", ContentType: mergePatch, Body: `{}`},
+		{Name: "update dryRun=Bogus", Method: "PUT", Path: "/api/v1/namespaces/{ns}/configmaps/c1?dryRun=Bogus", Body: `{"metadata":{"name":"c1"}}`},
+		{Name: "delete dryRun=Bogus", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/c1?dryRun=Bogus"},
+		{Name: "delete gracePeriodSeconds=-1", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/c1?gracePeriodSeconds=-1"},
+		{Name: "delete with orphanDependents and a policy", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/c1", Body: `{"orphanDependents":true,"propagationPolicy":"Background"}`},
+		{Name: "patch of a status as text/plain", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/deployments/x/status", ContentType: "text/plain", Body: `{}`},
+		{Name: "forced apply without a fieldManager", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/c1?force=true", ContentType: applyPatch, Body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c1"}}`},
+		{Name: "apply as CBOR", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/c1?fieldManager=m", ContentType: "application/apply-patch+cbor", Body: `{}`},
+		{Name: "dry run delete of the namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}?dryRun=All"},
+		{Name: "namespace", Method: "GET", Path: "/api/v1/namespaces/{ns}"},
+	}},
 	{Name: "all-namespaces", Steps: []writeStep{
 		{Name: "create", Method: "POST", Path: "/api/v1/configmaps", Body: `{"metadata":{"name":"x"}}`},
 		{Name: "update of the collection", Method: "PUT", Path: "/api/v1/configmaps", Body: `{"metadata":{"name":"x"}}`},
@@ -292,6 +342,9 @@ func TestObservedWritesMore(t *testing.T) {
 
 // continueToken matches a list's continue token in an answer.
 var continueToken = regexp.MustCompile(`"continue":\s*"[^"]+"`)
+
+// longFieldManager is a field manager longer than the 128 characters the apiserver allows.
+const longFieldManager = "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm"
 
 // csrRequest is a PKCS#10 request of CN=alice, O=dev (an ECDSA P-256 key), PEM in base64 as a
 // CSR's spec.request holds it.

@@ -140,18 +140,14 @@ func methodNotAllowed() error {
 	}}
 }
 
-// methodNotSupported is the apiserver's 405 for a verb a resource does not have.
+// methodNotSupported is the apiserver's 405 for a verb a resource does not have: go-restful's terse one for
+// a built-in resource, the custom resource handler's naming the verb.
 func methodNotSupported(t target, method string) error {
-	verb := strings.ToLower(method)
-	switch {
-	case method == http.MethodPost:
-		verb = "create"
-	case method == http.MethodPut:
-		verb = "update"
-	case method == http.MethodDelete && t.name == "":
-		verb = "deletecollection"
+	if t.res.custom == nil {
+		// go-restful has no route for a verb a built-in resource lacks.
+		return methodNotAllowed()
 	}
-	return apierrors.NewMethodNotSupported(t.res.gvr.GroupResource(), verb)
+	return apierrors.NewMethodNotSupported(t.res.gvr.GroupResource(), writeVerb(method, t.name))
 }
 
 // internalError wraps an unexpected failure in the apiserver's 500.
