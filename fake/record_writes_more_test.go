@@ -18,15 +18,16 @@ const replicaSetBody = `{"metadata":{"name":"r1"},"spec":{"replicas":1,"selector
 
 const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"serviceName":"svc","selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"busybox","env":[{"name":"A","value":"1"}]}]}}}}`
 
-// moreWriteCases are writes of every patch type to the less common kinds (stateful sets and
-// their scale, cron jobs, ingresses and their status, network policies, endpoint slices, leases,
-// services' load balancer status, flow control, dynamic resource allocation, volume attributes
-// classes, certificate signing requests and their approval), the scale of replica sets and
-// replication controllers, lists by resourceVersionMatch after writes, a namespace's status,
-// events of both APIs), deletecollection's answers across kinds, write options and methods a
-// resource lacks, deletecollection's answer, options and paths, and strict decoding of YAML bodies.
-// Recorded from a kube-apiserver 1.37.2 into testdata/observed-writes-more.json
-// (TestRecordOracleWritesMore), replayed by TestObservedWritesMore.
+// moreWriteCases are writes of every patch type to the less common kinds and their status and
+// scale subresources (stateful sets, cron jobs, ingresses, network policies, endpoint slices,
+// leases, replica sets, replication controllers, daemon sets, jobs, roles, autoscalers, webhook
+// configurations, flow control, dynamic resource allocation, volume attributes classes),
+// certificate signing requests and their approval, services' load balancer status, a namespace's
+// status, events of both APIs, a claim's resize admission, lists by resourceVersionMatch after
+// writes, deletecollection's answers, options and paths across kinds, write options and methods a
+// resource lacks, and strict decoding of YAML bodies. Recorded from a kube-apiserver 1.37.2 into
+// testdata/observed-writes-more.json (TestRecordOracleWritesMore), replayed by
+// TestObservedWritesMore.
 var moreWriteCases = []writeCase{
 	{Name: "statefulset", Steps: []writeStep{
 		nsStep(),
@@ -284,6 +285,48 @@ var moreWriteCases = []writeCase{
 		{Name: "apply as CBOR", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/configmaps/c1?fieldManager=m", ContentType: "application/apply-patch+cbor", Body: `{}`},
 		{Name: "dry run delete of the namespace", Method: "DELETE", Path: "/api/v1/namespaces/{ns}?dryRun=All"},
 		{Name: "namespace", Method: "GET", Path: "/api/v1/namespaces/{ns}"},
+	}},
+	{Name: "patch-kinds", Steps: []writeStep{
+		nsStep(),
+		{Name: "svc", Method: "POST", Path: "/api/v1/namespaces/{ns}/services", Body: `{"metadata":{"name":"s1"},"spec":{"ports":[{"name":"a","port":53,"protocol":"TCP"},{"name":"b","port":53,"protocol":"UDP"}]}}`},
+		{Name: "svc smp ports", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/s1", ContentType: strategicPatch, Body: `{"spec":{"ports":[{"port":53,"protocol":"UDP","name":"bb","targetPort":5353}]}}`},
+		{Name: "svc smp delete port", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/s1", ContentType: strategicPatch, Body: `{"spec":{"ports":[{"$patch":"delete","port":53,"protocol":"TCP"}]}}`},
+		{Name: "svc apply ports", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/services/s1?fieldManager=ap", ContentType: applyPatch, Body: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s1"},"spec":{"ports":[{"name":"c","port":80,"protocol":"TCP"}]}}`},
+		{Name: "svc read", Method: "GET", Path: "/api/v1/namespaces/{ns}/services/s1"},
+		{Name: "ds", Method: "POST", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets", Body: `{"metadata":{"name":"d1"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"busybox"},{"name":"d","image":"busybox"}]}}}}`},
+		{Name: "ds smp order", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets/d1", ContentType: strategicPatch, Body: `{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"d"},{"name":"c"}],"containers":[{"name":"c","image":"nginx"}]}}}}`},
+		{Name: "ds smp strategy retainKeys", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets/d1", ContentType: strategicPatch, Body: `{"spec":{"updateStrategy":{"$retainKeys":["type"],"type":"OnDelete"}}}`},
+		{Name: "ds status apply", Method: "PATCH", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets/d1/status?fieldManager=ctl", ContentType: applyPatch, Body: `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"d1"},"status":{"currentNumberScheduled":1,"desiredNumberScheduled":1,"numberMisscheduled":0,"numberReady":2}}`},
+		{Name: "ds read", Method: "GET", Path: "/apis/apps/v1/namespaces/{ns}/daemonsets/d1"},
+		{Name: "role", Method: "POST", Path: "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles", Body: `{"metadata":{"name":"r1"},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}`},
+		{Name: "role smp rules", Method: "PATCH", Path: "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles/r1", ContentType: strategicPatch, Body: `{"rules":[{"verbs":["list"],"apiGroups":[""],"resources":["configmaps"]}]}`},
+		{Name: "role apply", Method: "PATCH", Path: "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles/r1?fieldManager=ap", ContentType: applyPatch, Body: `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"r1"},"rules":[{"verbs":["watch"],"apiGroups":[""],"resources":["secrets"]}]}`},
+		{Name: "job", Method: "POST", Path: "/apis/batch/v1/namespaces/{ns}/jobs", Body: `{"metadata":{"name":"j1"},"spec":{"suspend":true,"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}`},
+		{Name: "job status apply", Method: "PATCH", Path: "/apis/batch/v1/namespaces/{ns}/jobs/j1/status?fieldManager=ctl", ContentType: applyPatch, Body: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j1"},"status":{"conditions":[{"type":"Suspended","status":"True","lastProbeTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`},
+		{Name: "job status bad", Method: "PATCH", Path: "/apis/batch/v1/namespaces/{ns}/jobs/j1/status", ContentType: mergePatch, Body: `{"status":{"succeeded":-1,"active":-2,"startTime":"2026-01-01T00:00:00Z"}}`},
+		{Name: "job status counters", Method: "PATCH", Path: "/apis/batch/v1/namespaces/{ns}/jobs/j1/status", ContentType: mergePatch, Body: `{"status":{"active":1,"failed":2,"succeeded":3}}`},
+		{Name: "job status fewer failed, more ready than active", Method: "PATCH", Path: "/apis/batch/v1/namespaces/{ns}/jobs/j1/status", ContentType: mergePatch, Body: `{"status":{"failed":1,"ready":2,"terminating":-1}}`},
+		{Name: "job unsuspend", Method: "PATCH", Path: "/apis/batch/v1/namespaces/{ns}/jobs/j1", ContentType: mergePatch, Body: `{"spec":{"suspend":false}}`},
+		{Name: "job read", Method: "GET", Path: "/apis/batch/v1/namespaces/{ns}/jobs/j1"},
+		{Name: "pvc", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c1"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`},
+		{Name: "pvc resize", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1", ContentType: mergePatch, Body: `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`},
+		{Name: "pvc status apply", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1/status?fieldManager=ctl", ContentType: applyPatch, Body: `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c1"},"status":{"phase":"Bound","capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"]}}`},
+		{Name: "pvc resize after bound", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1", ContentType: mergePatch, Body: `{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`},
+		{Name: "pvc shrink", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1", ContentType: mergePatch, Body: `{"spec":{"resources":{"requests":{"storage":"500Mi"}}}}`},
+		{Name: "expandable class", Method: "POST", Path: "/apis/storage.k8s.io/v1/storageclasses", Body: `{"metadata":{"name":"sc-{ns}"},"provisioner":"p.example.com","allowVolumeExpansion":true}`},
+		{Name: "pvc of the class", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c2"},"spec":{"storageClassName":"sc-{ns}","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`},
+		{Name: "pvc of the class bound", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c2/status", ContentType: mergePatch, Body: `{"status":{"phase":"Bound","capacity":{"storage":"1Gi"}}}`},
+		{Name: "pvc of the class grown", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c2", ContentType: mergePatch, Body: `{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}`},
+		{Name: "pvc of the class other class", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c2", ContentType: mergePatch, Body: `{"metadata":{"annotations":{"volume.beta.kubernetes.io/storage-class":"other"}},"spec":{"resources":{"requests":{"storage":"4Gi"}}}}`},
+		{Name: "pvc of the class back to Pending", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c2/status", ContentType: mergePatch, Body: `{"status":{"phase":"Pending"}}`},
+		{Name: "pvc of the class grown while pending", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c2", ContentType: mergePatch, Body: `{"spec":{"resources":{"requests":{"storage":"5Gi"}}}}`},
+		{Name: "delete class", Method: "DELETE", Path: "/apis/storage.k8s.io/v1/storageclasses/sc-{ns}"},
+		{Name: "hpa apply", Method: "PATCH", Path: "/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers/h1?fieldManager=ap", ContentType: applyPatch, Body: `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"h1"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"d"},"maxReplicas":3,"metrics":[{"type":"Resource","resource":{"name":"memory","target":{"type":"Utilization","averageUtilization":50}}}]}}`},
+		{Name: "hpa smp metrics", Method: "PATCH", Path: "/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers/h1", ContentType: strategicPatch, Body: `{"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":60}}}]}}`},
+		{Name: "hpa status apply", Method: "PATCH", Path: "/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers/h1/status?fieldManager=ctl", ContentType: applyPatch, Body: `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"h1"},"status":{"desiredReplicas":2,"currentReplicas":1,"conditions":[{"type":"AbleToScale","status":"True"}]}}`},
+		{Name: "vwc", Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", Body: `{"metadata":{"name":"vwc-{ns}"},"webhooks":[{"name":"a.example.com","clientConfig":{"url":"https://a.example.com"},"sideEffects":"None","admissionReviewVersions":["v1"],"rules":[{"operations":["CREATE"],"apiGroups":["x.example.com"],"apiVersions":["v1"],"resources":["things"]}]}]}`},
+		{Name: "vwc smp", Method: "PATCH", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/vwc-{ns}", ContentType: strategicPatch, Body: `{"webhooks":[{"name":"a.example.com","timeoutSeconds":3},{"name":"b.example.com","clientConfig":{"url":"https://b.example.com"},"sideEffects":"None","admissionReviewVersions":["v1"]}]}`},
+		{Name: "vwc delete", Method: "DELETE", Path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/vwc-{ns}"},
 	}},
 	{Name: "all-namespaces", Steps: []writeStep{
 		{Name: "create", Method: "POST", Path: "/api/v1/configmaps", Body: `{"metadata":{"name":"x"}}`},

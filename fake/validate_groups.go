@@ -301,9 +301,19 @@ func internalPVCSpecOf(s *corev1.PersistentVolumeClaimSpec) internalPVCSpec {
 }
 
 // validatePVCUpdate is the apiserver's rule that a claim's spec is immutable but for a first
-// volumeName and, once bound, the storage request.
+// volumeName and, once bound, the storage request, and so is its beta storage class annotation.
 func validatePVCUpdate(pvc, old *corev1.PersistentVolumeClaim) field.ErrorList {
 	errs := field.ErrorList{}
+	// The beta storage class annotation is immutable, but for moving it into an unset
+	// storageClassName.
+	const ann = corev1.BetaStorageClassAnnotation
+	oldClass, oldHas := old.Annotations[ann]
+	newClass, newHas := pvc.Annotations[ann]
+	upgrade := oldHas && old.Spec.StorageClassName == nil && pvc.Spec.StorageClassName != nil &&
+		*pvc.Spec.StorageClassName == oldClass && (!newHas || newClass == oldClass)
+	if !upgrade && newClass != oldClass {
+		errs = append(errs, field.Invalid(field.NewPath("metadata").Child("annotations", ann), newClass, "field is immutable"))
+	}
 	spec, oldSpec := pvc.Spec.DeepCopy(), old.Spec.DeepCopy()
 	if oldSpec.VolumeName == "" {
 		oldSpec.VolumeName = spec.VolumeName

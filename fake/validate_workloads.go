@@ -200,6 +200,25 @@ func validateWorkloadStatus(obj, old runtime.Object) field.ErrorList {
 			"updatedNumberScheduled", s.UpdatedNumberScheduled, "numberAvailable", s.NumberAvailable, "numberUnavailable", s.NumberUnavailable,
 			"collisionCount", s.CollisionCount)
 		return decremented(errs, s.CollisionCount, old.(*appsv1.DaemonSet).Status.CollisionCount)
+	case *batchv1.Job:
+		// The counters' rules of ValidateJobStatusUpdate; those of its conditions, indexes and
+		// times are not reproduced.
+		s, was := o.Status, old.(*batchv1.Job).Status
+		if equality.Semantic.DeepEqual(s, was) {
+			return nil
+		}
+		errs := nonNegative(nil, "active", s.Active, "succeeded", s.Succeeded, "failed", s.Failed, "ready", s.Ready, "terminating", s.Terminating)
+		if s.Ready != nil && *s.Ready > s.Active && (!ptr.Equal(s.Ready, was.Ready) || s.Active != was.Active) {
+			errs = append(errs, field.Invalid(st.Child("ready"), *s.Ready, "cannot set more ready pods than active"))
+		}
+		if s.Failed < was.Failed {
+			errs = append(errs, field.Invalid(st.Child("failed"), s.Failed, "cannot decrease the failed counter"))
+		}
+		indexed := ptr.Deref(o.Spec.CompletionMode, batchv1.NonIndexedCompletion) == batchv1.IndexedCompletion
+		if s.Succeeded < was.Succeeded && (!indexed || !ptr.Equal(o.Spec.Completions, o.Spec.Parallelism)) {
+			errs = append(errs, field.Invalid(st.Child("succeeded"), s.Succeeded, "cannot decrease the succeeded counter"))
+		}
+		return errs
 	}
 	return nil
 }
