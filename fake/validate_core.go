@@ -1,11 +1,16 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
+	"math"
 	"net"
 	"reflect"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +24,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -46,7 +52,8 @@ func validateCoreKind(obj, old runtime.Object) field.ErrorList {
 // validateCoreStatus is the validation of an update of a built-in kind's status that
 // validateWorkloadKind does not do: a node's (validateNodeUpdate), an ingress's and a service's
 // load balancer status (ValidateIngressStatusUpdate, ValidateServiceStatusUpdate), a namespace's
-// phase and a replication controller's counts.
+// phase, a replication controller's and a disruption budget's counts, a volume attachment's
+// errors and metadata, a quota's status quantities.
 func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
 	lbPath := field.NewPath("status", "loadBalancer")
 	switch o := obj.(type) {
@@ -61,6 +68,28 @@ func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
 		return nil
 	case *corev1.ReplicationController:
 		return validateReplicationControllerStatus(&o.Status)
+	case *storagev1.VolumeAttachment:
+		return validateVolumeAttachmentStatus(&o.Status)
+	case *corev1.ResourceQuota:
+		var errs field.ErrorList
+		for _, part := range []struct {
+			name string
+			list corev1.ResourceList
+		}{{"hard", o.Status.Hard}, {"used", o.Status.Used}} {
+			for _, n := range slices.Sorted(maps.Keys(part.list)) {
+				p := field.NewPath("status", part.name).Key(string(n))
+				errs = append(errs, quotaResourceName(n, p)...)
+				errs = append(errs, validateResourceQuantityValue(n, part.list[n], p)...)
+			}
+		}
+		return errs
+	case *policyv1.PodDisruptionBudget:
+		p := field.NewPath("status")
+		errs := metav1validation.ValidateConditions(o.Status.Conditions, p.Child("conditions"))
+		errs = append(errs, validateNonNegative(o.Status.DisruptionsAllowed, p.Child("disruptionsAllowed"))...)
+		errs = append(errs, validateNonNegative(o.Status.CurrentHealthy, p.Child("currentHealthy"))...)
+		errs = append(errs, validateNonNegative(o.Status.DesiredHealthy, p.Child("desiredHealthy"))...)
+		return append(errs, validateNonNegative(o.Status.ExpectedPods, p.Child("expectedPods"))...)
 	case *corev1.Node:
 		return uniqueCauses(validateNodeUpdate(o, old.(*corev1.Node), true))
 	case *networkingv1.Ingress:
@@ -92,6 +121,64 @@ func validateCoreStatus(obj, old runtime.Object) field.ErrorList {
 		return validateLoadBalancerIngress(ing, oldIPs, lbPath.Child("ingress"), true)
 	}
 	return nil
+}
+
+// validateControllerRevision is ValidateControllerRevisionCreate (old nil) and
+// ValidateControllerRevisionUpdate without ObjectMeta: a non-negative revision, data that is a
+// JSON object, and on update the same data.
+func validateControllerRevision(cr, old *appsv1.ControllerRevision) field.ErrorList {
+	errs := apimachineryvalidation.ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))
+	data := field.NewPath("data")
+	if old != nil {
+		if !bytes.Equal(cr.Data.Raw, old.Data.Raw) {
+			errs = append(errs, field.Invalid(data, cr.Data, "field is immutable"))
+		}
+		return errs
+	}
+	var v any
+	switch err := json.Unmarshal(cr.Data.Raw, &v); {
+	case cr.Data.Raw == nil:
+		errs = append(errs, field.Required(data, "data is mandatory"))
+	case err != nil:
+		errs = append(errs, field.Invalid(data, "<value omitted>", "error parsing data: "+err.Error()))
+	case v == nil:
+		errs = append(errs, field.Required(data, "data is mandatory"))
+	default:
+		if _, ok := v.(map[string]any); !ok {
+			errs = append(errs, field.Required(data, "data must be a valid JSON object"))
+		}
+	}
+	return errs
+}
+
+// validateVolumeAttachmentStatus is validateVolumeAttachmentStatus: metadata of at most 256 kB,
+// error messages of at most 1024 bytes, non-negative error codes.
+func validateVolumeAttachmentStatus(st *storagev1.VolumeAttachmentStatus) field.ErrorList {
+	p := field.NewPath("status")
+	var errs field.ErrorList
+	size := 0
+	for k, v := range st.AttachmentMetadata {
+		size += len(k) + len(v)
+	}
+	const maxMetadata, maxMessage = 256 << 10, 1024
+	if size > maxMetadata {
+		errs = append(errs, field.TooLong(p.Child("attachmentMetadata"), "", maxMetadata))
+	}
+	for _, e := range []struct {
+		name string
+		err  *storagev1.VolumeError
+	}{{"attachError", st.AttachError}, {"detachError", st.DetachError}} {
+		if e.err == nil {
+			continue
+		}
+		if len(e.err.Message) > maxMessage {
+			errs = append(errs, field.TooLong(p.Child(e.name, "message"), "", maxMessage))
+		}
+		if c := e.err.ErrorCode; c != nil && *c < 0 {
+			errs = append(errs, field.Invalid(p.Child(e.name, "errorCode"), *c, validation.InclusiveRangeError(0, math.MaxInt32)))
+		}
+	}
+	return errs
 }
 
 // validateReplicationControllerStatus is ValidateReplicationControllerStatus: non-negative
@@ -195,6 +282,8 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return validateCSIDriver(o, oldAs[*storagev1.CSIDriver](old))
 	case *corev1.Event, *eventsv1.Event:
 		return validateEvent(obj, old)
+	case *appsv1.ControllerRevision:
+		return validateControllerRevision(o, oldAs[*appsv1.ControllerRevision](old))
 	case *storagev1.VolumeAttributesClass:
 		return validateVolumeAttributesClass(o, oldAs[*storagev1.VolumeAttributesClass](old))
 	case *resourcev1.ResourceClaim:
