@@ -26,7 +26,7 @@ const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"s
 // status, events of both APIs, a claim's resize admission, lists by resourceVersionMatch after
 // writes, deletecollection's answers, options and paths across kinds, write options and methods a
 // resource lacks, the status of nodes, volumes, disruption budgets, volume attachments and quotas,
-// controller revisions, and strict decoding of YAML bodies. Recorded from a kube-apiserver 1.37.2 into
+// controller revisions, CSI nodes and storage capacities, and strict decoding of YAML bodies. Recorded from a kube-apiserver 1.37.2 into
 // testdata/observed-writes-more.json (TestRecordOracleWritesMore), replayed by
 // TestObservedWritesMore.
 var moreWriteCases = []writeCase{
@@ -383,6 +383,20 @@ var moreWriteCases = []writeCase{
 		{Name: "pt", Method: "POST", Path: "/api/v1/namespaces/{ns}/podtemplates", Body: `{"metadata":{"name":"pt"},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}`},
 		{Name: "pt put", Method: "PUT", Path: "/api/v1/namespaces/{ns}/podtemplates/pt", Body: `{"metadata":{"name":"pt"},"template":{"spec":{"containers":[{"name":"c","image":"nginx"}]}}}`},
 		{Name: "pt generation", Method: "GET", Path: "/api/v1/namespaces/{ns}/podtemplates/pt"},
+	}},
+	{Name: "csistorage", Steps: []writeStep{
+		nsStep(),
+		{Name: "csinode", Method: "POST", Path: "/apis/storage.k8s.io/v1/csinodes", Body: `{"metadata":{"name":"cn-{ns}"},"spec":{"drivers":[{"name":"d.example.com","nodeID":"n","topologyKeys":["topology.example.com/zone"],"allocatable":{"count":3}}]}}`},
+		{Name: "csinode invalid", Method: "POST", Path: "/apis/storage.k8s.io/v1/csinodes", Body: `{"metadata":{"name":"cn2-{ns}"},"spec":{"drivers":[{"name":"Bad_Driver","nodeID":"","allocatable":{"count":-1},"topologyKeys":["","a/b/c","x","x"]},{"name":"Bad_Driver","nodeID":"n"}]}}`},
+		{Name: "csinode count change", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/csinodes/cn-{ns}", ContentType: jsonPatch, Body: `[{"op":"replace","path":"/spec/drivers/0/allocatable/count","value":5}]`},
+		{Name: "csinode add driver", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/csinodes/cn-{ns}", ContentType: jsonPatch, Body: `[{"op":"add","path":"/spec/drivers/-","value":{"name":"e.example.com","nodeID":"m"}}]`},
+		{Name: "csinode delete", Method: "DELETE", Path: "/apis/storage.k8s.io/v1/csinodes/cn-{ns}"},
+		{Name: "csc", Method: "POST", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities", Body: `{"metadata":{"name":"c1"},"storageClassName":"sc","capacity":"1Gi","nodeTopology":{"matchLabels":{"zone":"a"}}}`},
+		{Name: "csc invalid", Method: "POST", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities", Body: `{"metadata":{"name":"c2"},"storageClassName":"Bad_Class","capacity":"-1","nodeTopology":{"matchExpressions":[{"key":"zone","operator":"Bogus"}]}}`},
+		{Name: "csc no class", Method: "POST", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities", Body: `{"metadata":{"name":"c3"}}`},
+		{Name: "csc capacity change", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities/c1", ContentType: mergePatch, Body: `{"capacity":"-2Gi","maximumVolumeSize":"1Gi"}`},
+		{Name: "csc class and topology change", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities/c1", ContentType: mergePatch, Body: `{"storageClassName":"other","nodeTopology":{"matchLabels":{"zone":"b"}}}`},
+		{Name: "csc read", Method: "GET", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities/c1"},
 	}},
 	{Name: "all-namespaces", Steps: []writeStep{
 		{Name: "create", Method: "POST", Path: "/api/v1/configmaps", Body: `{"metadata":{"name":"x"}}`},

@@ -284,6 +284,10 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return validateEvent(obj, old)
 	case *appsv1.ControllerRevision:
 		return validateControllerRevision(o, oldAs[*appsv1.ControllerRevision](old))
+	case *storagev1.CSINode:
+		return validateCSINode(o)
+	case *storagev1.CSIStorageCapacity:
+		return validateCSIStorageCapacity(o, oldAs[*storagev1.CSIStorageCapacity](old))
 	case *storagev1.VolumeAttributesClass:
 		return validateVolumeAttributesClass(o, oldAs[*storagev1.VolumeAttributesClass](old))
 	case *resourcev1.ResourceClaim:

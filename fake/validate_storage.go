@@ -164,3 +164,68 @@ func validateRuntimeClass(rc, old *nodev1.RuntimeClass) field.ErrorList {
 	}
 	return append(errs, validateDNSLabel(rc.Handler, hp)...)
 }
+
+// validateCSINode is the apiserver's ValidateCSINode without ObjectMeta, on create and update: each
+// driver's name (a CSI driver name, once), node ID (required, at most 256 characters), allocatable
+// count and topology keys. An update's change of a stored driver is not refused here: the
+// apiserver's refusal prints its internal type.
+func validateCSINode(n *storagev1.CSINode) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, d := range n.Spec.Drivers {
+		p := field.NewPath("spec", "drivers").Index(i)
+		errs = append(errs, validateCSIDriverName(d.Name, p.Child("name"))...)
+		switch {
+		case d.NodeID == "":
+			errs = append(errs, field.Required(p.Child("nodeID"), d.NodeID))
+		case len(d.NodeID) > 256:
+			errs = append(errs, field.Invalid(p.Child("nodeID"), d.NodeID, "must be 256 characters or less"))
+		}
+		if a := d.Allocatable; a != nil && a.Count != nil {
+			errs = append(errs, validateNonNegative(*a.Count, p.Child("allocatable", "count"))...)
+		}
+		if names[d.Name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), d.Name))
+		}
+		names[d.Name] = true
+		keys := map[string]bool{}
+		for _, k := range d.TopologyKeys {
+			if k == "" {
+				errs = append(errs, field.Required(p, k))
+			}
+			if keys[k] {
+				errs = append(errs, field.Duplicate(p, k))
+			}
+			keys[k] = true
+			errs = append(errs, qualifiedName(k, p)...)
+		}
+	}
+	return errs
+}
+
+// validateCSIStorageCapacity is the apiserver's ValidateCSIStorageCapacity without ObjectMeta
+// and, on update (old set), ValidateCSIStorageCapacityUpdate after it: a node topology selector,
+// a storage class name, a non-negative capacity; neither the topology nor the class changed.
+func validateCSIStorageCapacity(c, old *storagev1.CSIStorageCapacity) field.ErrorList {
+	// Invalid label values pass if the stored selector does not validate, as the strategy allows.
+	var opts metav1validation.LabelSelectorValidationOptions
+	if old != nil {
+		opts.AllowInvalidLabelValueInSelector = len(metav1validation.ValidateLabelSelector(old.NodeTopology, opts, nil)) > 0
+	}
+	errs := metav1validation.ValidateLabelSelector(c.NodeTopology, opts, field.NewPath("nodeTopology"))
+	for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(c.StorageClassName, false) {
+		errs = append(errs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, msg))
+	}
+	if q := c.Capacity; q != nil {
+		errs = append(errs, validateQuantity(*q, field.NewPath("capacity"))...)
+	}
+	if old != nil {
+		if !equality.Semantic.DeepEqual(c.NodeTopology, old.NodeTopology) {
+			errs = append(errs, field.Invalid(field.NewPath("nodeTopology"), c.NodeTopology, "field is immutable"))
+		}
+		if c.StorageClassName != old.StorageClassName {
+			errs = append(errs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, "field is immutable"))
+		}
+	}
+	return errs
+}
