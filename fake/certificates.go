@@ -145,7 +145,7 @@ func validateCSR(csr, old *certificatesv1.CertificateSigningRequest, subresource
 	if len(csr.Spec.Usages) == 0 {
 		errs = append(errs, field.Required(spec.Child("usages"), ""))
 	}
-	if old == nil || !oldUsagesBroken(old.Spec.Usages, func(u string) bool { return !contains(csrUsages, u) }) {
+	if old == nil || !hasUnknownUsage(old.Spec.Usages) {
 		for i, u := range csr.Spec.Usages {
 			if !contains(csrUsages, string(u)) {
 				errs = append(errs, field.NotSupported(spec.Child("usages").Index(i), u, csrUsages))
@@ -267,15 +267,17 @@ func conditionsOf(csr *certificatesv1.CertificateSigningRequest, typ certificate
 	return out
 }
 
-func oldUsagesBroken(usages []certificatesv1.KeyUsage, bad func(string) bool) bool {
+// hasUnknownUsage reports whether a CSR asks for a usage the apiserver does not know.
+func hasUnknownUsage(usages []certificatesv1.KeyUsage) bool {
 	for _, u := range usages {
-		if bad(string(u)) {
+		if !contains(csrUsages, string(u)) {
 			return true
 		}
 	}
 	return false
 }
 
+// hasDuplicate reports whether a CSR asks for a usage twice.
 func hasDuplicate(usages []certificatesv1.KeyUsage) bool {
 	seen := map[certificatesv1.KeyUsage]bool{}
 	for _, u := range usages {
