@@ -13,6 +13,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -373,6 +374,108 @@ func validateSignerName(p *field.Path, name string) field.ErrorList {
 	}
 	if maxName := maxDomain + validation.DNS1123SubdomainMaxLength + validation.DNS1123LabelMaxLength + 2; len(name) > maxName {
 		errs = append(errs, field.TooLong(p, "", maxName))
+	}
+	return errs
+}
+
+// trustBundleName is the name rule of a ClusterTrustBundle: a DNS subdomain without ":" when it
+// has no signer, else the signer name with "/" as ":" and a ":" before a DNS subdomain.
+func trustBundleName(signerName string) func(name string, prefix bool) []string {
+	return func(name string, prefix bool) []string {
+		if signerName == "" {
+			if strings.Contains(name, ":") {
+				return []string{`ClusterTrustBundle without signer name must not have ":" in its name`}
+			}
+			return apimachineryvalidation.NameIsDNSSubdomain(name, prefix)
+		}
+		want := strings.ReplaceAll(signerName, "/", ":") + ":"
+		if !strings.HasPrefix(name, want) {
+			return []string{fmt.Sprintf("ClusterTrustBundle for signerName %s must be named with prefix %s", signerName, want)}
+		}
+		return apimachineryvalidation.NameIsDNSSubdomain(strings.TrimPrefix(name, want), prefix)
+	}
+}
+
+// maxTrustBundle is the largest trust bundle the apiserver stores.
+const maxTrustBundle = 1 << 20
+
+// validateClusterTrustBundle is the apiserver's ValidateClusterTrustBundle without ObjectMeta
+// (old nil) and ValidateClusterTrustBundleUpdate: a signer name, and CA certificates in the
+// bundle (not parsed again by an update that leaves it), a signer name no update changes; an
+// update checks the name against the signer too.
+func validateClusterTrustBundle(b, old *certificatesv1.ClusterTrustBundle) field.ErrorList {
+	var errs field.ErrorList
+	if old != nil {
+		// An update validates the whole object again: its name against the new signer.
+		for _, msg := range trustBundleName(b.Spec.SignerName)(b.Name, false) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), b.Name, msg))
+		}
+	}
+	if b.Spec.SignerName != "" {
+		errs = append(errs, validateSignerName(field.NewPath("spec", "signerName"), b.Spec.SignerName)...)
+	}
+	if old == nil || b.Spec.TrustBundle != old.Spec.TrustBundle {
+		errs = append(errs, validateTrustBundle(field.NewPath("spec", "trustBundle"), b.Spec.TrustBundle)...)
+	}
+	if old != nil && b.Spec.SignerName != old.Spec.SignerName {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "signerName"), b.Spec.SignerName, "field is immutable"))
+	}
+	return errs
+}
+
+// validateTrustBundle checks a bundle of PEM CERTIFICATE blocks, each a CA certificate without
+// headers, at least one, none twice.
+func validateTrustBundle(p *field.Path, in string) field.ErrorList {
+	if len(in) > maxTrustBundle {
+		return field.ErrorList{field.TooLong(p, "", maxTrustBundle)}
+	}
+	var errs field.ErrorList
+	seen := map[string][]int{}
+	var order []string
+	rest := []byte(in)
+	for i := 0; ; i++ {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			break
+		}
+		bad := func(msg string) {
+			errs = append(errs, field.Invalid(p, "<value omitted>", fmt.Sprintf("entry %d %s", i, msg)))
+		}
+		if block.Type != "CERTIFICATE" {
+			bad("has bad block type: " + block.Type)
+			continue
+		}
+		if len(block.Headers) != 0 {
+			bad("has PEM block headers")
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		switch {
+		case err != nil:
+			bad("does not parse as X.509")
+			continue
+		case !cert.IsCA:
+			bad("does not have the CA bit set")
+			continue
+		case !cert.BasicConstraintsValid:
+			bad("has invalid basic constraints")
+			continue
+		}
+		if _, ok := seen[string(block.Bytes)]; !ok {
+			order = append(order, string(block.Bytes))
+		}
+		seen[string(block.Bytes)] = append(seen[string(block.Bytes)], i)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if len(seen) == 0 {
+		return field.ErrorList{field.Invalid(p, "<value omitted>", "at least one trust anchor must be provided")}
+	}
+	for _, k := range order {
+		if at := seen[k]; len(at) > 1 {
+			errs = append(errs, field.Invalid(p, "<value omitted>", fmt.Sprintf("duplicate trust anchor (indices %v)", at)))
+		}
 	}
 	return errs
 }

@@ -140,6 +140,12 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 			prev = old.(*certificatesv1.CertificateSigningRequest)
 		}
 		return validateCSR(o, prev, subresource)
+	case *certificatesv1.ClusterTrustBundle:
+		var prev *certificatesv1.ClusterTrustBundle
+		if old != nil {
+			prev = old.(*certificatesv1.ClusterTrustBundle)
+		}
+		return validateClusterTrustBundle(o, prev)
 	case *unstructured.Unstructured:
 		if r.custom == nil {
 			return nil

@@ -26,7 +26,8 @@ const statefulSetBody = `{"metadata":{"name":"s1","labels":{"a":"1"}},"spec":{"s
 // status, events of both APIs, a claim's resize admission, lists by resourceVersionMatch after
 // writes, deletecollection's answers, options and paths across kinds, write options and methods a
 // resource lacks, the status of nodes, volumes, disruption budgets, volume attachments and quotas,
-// controller revisions, CSI nodes and storage capacities, and strict decoding of YAML bodies. Recorded from a kube-apiserver 1.37.2 into
+// controller revisions, CSI nodes and storage capacities, cluster trust bundles, and strict
+// decoding of YAML bodies. Recorded from a kube-apiserver 1.37.2 into
 // testdata/observed-writes-more.json (TestRecordOracleWritesMore), replayed by
 // TestObservedWritesMore.
 var moreWriteCases = []writeCase{
@@ -398,6 +399,21 @@ var moreWriteCases = []writeCase{
 		{Name: "csc class and topology change", Method: "PATCH", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities/c1", ContentType: mergePatch, Body: `{"storageClassName":"other","nodeTopology":{"matchLabels":{"zone":"b"}}}`},
 		{Name: "csc read", Method: "GET", Path: "/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities/c1"},
 	}},
+	{Name: "trustbundle", Steps: []writeStep{
+		{Name: "without signer", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"ctb-{ns}"},"spec":{"trustBundle":"` + trustCA + `"}}`},
+		{Name: "colon without signer", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"a:ctb-{ns}"},"spec":{"trustBundle":"` + trustCA + `"}}`},
+		{Name: "with signer", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"example.com:signer:ctb-{ns}"},"spec":{"signerName":"example.com/signer","trustBundle":"` + trustCA + `"}}`},
+		{Name: "wrong prefix", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"ctb2-{ns}"},"spec":{"signerName":"example.com/signer","trustBundle":"` + trustCA + `"}}`},
+		{Name: "bad signer", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"x:ctb3-{ns}"},"spec":{"signerName":"x","trustBundle":"` + trustCA + `"}}`},
+		{Name: "not pem", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"ctb4-{ns}"},"spec":{"trustBundle":"x"}}`},
+		{Name: "not a ca", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"ctb5-{ns}"},"spec":{"trustBundle":"` + trustLeaf + trustCA + `"}}`},
+		{Name: "duplicate", Method: "POST", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles", Body: `{"metadata":{"name":"ctb6-{ns}"},"spec":{"trustBundle":"` + trustCA + trustCA + `"}}`},
+		{Name: "labels update", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles/ctb-{ns}", ContentType: mergePatch, Body: `{"metadata":{"labels":{"a":"b"}}}`},
+		{Name: "bundle update", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles/ctb-{ns}", ContentType: mergePatch, Body: `{"spec":{"trustBundle":"y"}}`},
+		{Name: "signer update", Method: "PATCH", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles/example.com:signer:ctb-{ns}", ContentType: mergePatch, Body: `{"spec":{"signerName":"example.com/other"}}`},
+		{Name: "delete", Method: "DELETE", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles/ctb-{ns}"},
+		{Name: "delete signer", Method: "DELETE", Path: "/apis/certificates.k8s.io/v1/clustertrustbundles/example.com:signer:ctb-{ns}"},
+	}},
 	{Name: "all-namespaces", Steps: []writeStep{
 		{Name: "create", Method: "POST", Path: "/api/v1/configmaps", Body: `{"metadata":{"name":"x"}}`},
 		{Name: "update of the collection", Method: "PUT", Path: "/api/v1/configmaps", Body: `{"metadata":{"name":"x"}}`},
@@ -458,6 +474,13 @@ var continueToken = regexp.MustCompile(`"continue":\s*"[^"]+"`)
 
 // longFieldManager is a field manager longer than the 128 characters the apiserver allows.
 const longFieldManager = "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm"
+
+// trustCA and trustLeaf are a self-signed CA certificate and a certificate that is no CA (ECDSA
+// P-256), JSON-escaped PEM as a ClusterTrustBundle's trustBundle holds it.
+const (
+	trustCA   = "-----BEGIN CERTIFICATE-----\\nMIIBezCCASGgAwIBAgIURJ7sFQK4uBDc4nD3XsMS32sxiHYwCgYIKoZIzj0EAwIw\\nEzERMA8GA1UEAwwIc3dlZXAtY2EwHhcNMjYxMjA3MTkwOTA0WhcNMzYxMjA0MTkw\\nOTA0WjATMREwDwYDVQQDDAhzd2VlcC1jYTBZMBMGByqGSM49AgEGCCqGSM49AwEH\\nA0IABE+yVMEKISK3BigH8HFLRYnaWIV1bGXuARjyFHTs2nw6n4B4JgnUnC0MjbhE\\nYH3UaxsTFjXWWhq0pdLwfWquHQajUzBRMB0GA1UdDgQWBBS2GGUHXX1RdFtLSj4i\\nF0WLyv1YXzAfBgNVHSMEGDAWgBS2GGUHXX1RdFtLSj4iF0WLyv1YXzAPBgNVHRMB\\nAf8EBTADAQH/MAoGCCqGSM49BAMCA0gAMEUCIQDBm1vRXNUogoBLpE12kOu99wU1\\nkIX0GYslIKRT0lDd7AIgU2/AeJ/DR9w/H64E5wDd5Em4XPdfcan+N0Mj3fA0vn8=\\n-----END CERTIFICATE-----\\n"
+	trustLeaf = "-----BEGIN CERTIFICATE-----\\nMIIBcDCCARagAwIBAgIUQ1HgCjnSdq1McOtmc30PO1a/ILowCgYIKoZIzj0EAwIw\\nDzENMAsGA1UEAwwEbGVhZjAeFw0yNjEyMDcxOTA5MDRaFw0zNjEyMDQxOTA5MDRa\\nMA8xDTALBgNVBAMMBGxlYWYwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQeKWKB\\nH1IKxTz6wfwUdEgj7go3MzVAVTHjhqT05ZF2bb9vEHZQJDVyXjBomKkXQoqto6Fd\\n5QVzMKQrjRjk3CLCo1AwTjAdBgNVHQ4EFgQUXc+Wsd7yWwr3bjGRA5Rv/3igMusw\\nHwYDVR0jBBgwFoAUXc+Wsd7yWwr3bjGRA5Rv/3igMuswDAYDVR0TAQH/BAIwADAK\\nBggqhkjOPQQDAgNIADBFAiEA+a7sghK5bBoiVf3JPn81nD/+tbTwFOc4CgXI2rh6\\ncdUCIEZWxAbb/ehkmWGh663ZKDUixS7vFTOliLe3copTNUxg\\n-----END CERTIFICATE-----\\n"
+)
 
 // csrRequest is a PKCS#10 request of CN=alice, O=dev (an ECDSA P-256 key), PEM in base64 as a
 // CSR's spec.request holds it.

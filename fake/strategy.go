@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -400,7 +401,11 @@ func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
 
 // validateMeta is the common ObjectMeta validation of a create.
 func validateMeta(t *resourceType, m metav1Object) field.ErrorList {
-	return apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, nameValidator(t), field.NewPath("metadata"))
+	names := nameValidator(t)
+	if b, ok := m.(*certificatesv1.ClusterTrustBundle); ok {
+		names = trustBundleName(b.Spec.SignerName)
+	}
+	return apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, names, field.NewPath("metadata"))
 }
 
 // validateMetaUpdate is the common ObjectMeta validation of an update (labels, annotations,
