@@ -216,3 +216,77 @@ func TestReviewsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestEnforceRBACFollowsWrites: under EnforceRBAC, every write to a Role, ClusterRole or binding
+// changes the next decision, however many decisions came before it, and one namespace's roles
+// never decide for another's.
+func TestEnforceRBACFollowsWrites(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{EnforceRBAC: true, Tokens: map[string]fake.User{"u": {Name: "u"}}})
+	ctx := context.Background()
+	admin := kubernetes.NewForConfigOrDie(srv.Config())
+	for _, ns := range []string{"a", "b"} {
+		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := srv.Config()
+	cfg.BearerToken = "u"
+	u := kubernetes.NewForConfigOrDie(cfg)
+	// expect checks the answer to u's GET of cm in each namespace, twice: the second decision is
+	// the one a remembered state would give.
+	expect := func(step string, allowedA, allowedB bool) {
+		t.Helper()
+		for range 2 {
+			for ns, allowed := range map[string]bool{"a": allowedA, "b": allowedB} {
+				_, err := u.CoreV1().ConfigMaps(ns).Get(ctx, "cm", metav1.GetOptions{})
+				if allowed && err != nil || !allowed && !apierrors.IsForbidden(err) {
+					t.Fatalf("%s: GET in %s: %v, want allowed=%v", step, ns, err, allowed)
+				}
+			}
+		}
+	}
+	rules := func(verbs ...string) []rbacv1.PolicyRule {
+		return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: verbs}}
+	}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "u"}}
+	expect("no binding", false, false)
+	role, err := admin.RbacV1().Roles("a").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r"}, Rules: rules("get")}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("role without binding", false, false)
+	if _, err := admin.RbacV1().RoleBindings("a").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "rb"}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "r"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role binding in a", true, false)
+	role.Rules = rules("list")
+	if role, err = admin.RbacV1().Roles("a").Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role's rules changed", false, false)
+	role.Rules = rules("get")
+	if _, err := admin.RbacV1().Roles("a").Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role's rules restored", true, false)
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Rules: rules("get")}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "crb"}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "c"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("cluster role binding", true, true)
+	if err := admin.RbacV1().RoleBindings("a").Delete(ctx, "rb", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role binding deleted", true, true)
+	if err := admin.RbacV1().ClusterRoles().Delete(ctx, "c", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("cluster role deleted", false, false)
+}
