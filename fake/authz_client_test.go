@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -14,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/watchcache/watchcache/fake"
 )
@@ -289,4 +292,51 @@ func TestEnforceRBACFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("cluster role deleted", false, false)
+}
+
+// TestServiceAccountTokenChecksEveryRequest: a service account token that authenticated before
+// is still refused (401) once it has expired or its service account is gone: only its signature's
+// check is remembered between requests.
+func TestServiceAccountTokenChecksEveryRequest(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC).Unix())
+	srv := fake.NewTest(t, fake.Options{EnforceRBAC: true, Now: func() time.Time { return time.Unix(now.Load(), 0) }})
+	ctx := context.Background()
+	admin := kubernetes.NewForConfigOrDie(srv.Config())
+	whoami := func(token string) error {
+		cfg := srv.Config()
+		cfg.BearerToken = token
+		_, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		return err
+	}
+	token := func(name string) string {
+		if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := whoami(tr.Status.Token); err != nil {
+				t.Fatalf("%s's fresh token: %v", name, err)
+			}
+		}
+		return tr.Status.Token
+	}
+	expiring, orphaned := token("expiring"), token("orphaned")
+	now.Add(3601)
+	if err := whoami(expiring); !apierrors.IsUnauthorized(err) {
+		t.Errorf("expired token: %v, want 401", err)
+	}
+	now.Add(-3601)
+	if err := admin.CoreV1().ServiceAccounts("default").Delete(ctx, "orphaned", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := whoami(orphaned); !apierrors.IsUnauthorized(err) {
+		t.Errorf("token of a deleted service account: %v, want 401", err)
+	}
+	if err := whoami(expiring); err != nil {
+		t.Errorf("the expiring token before its expiry again: %v", err)
+	}
 }
