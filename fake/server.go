@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
+	"github.com/watchcache/watchcache/internal/inproc"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
@@ -115,7 +116,8 @@ const (
 	Update Operation = "UPDATE"
 )
 
-// Server is a writable Kubernetes API server on a loopback listener.
+// Server is a writable Kubernetes API server on a loopback listener, which its Config reaches in
+// process (Config, NetworkConfig).
 //
 // Concurrency: any number of clients may use it at once. Writes of one object are serialized by
 // that object's lock; a server-wide lock is held only to give each write the next resourceVersion
@@ -177,6 +179,8 @@ type Server struct {
 	http   *http.Server
 	host   string
 	closed sync.Once
+	// inproc serves Config's clients: the handler called from the client's RoundTrip.
+	inproc *inproc.Transport
 }
 
 // served is one resource with its cache.
@@ -203,6 +207,8 @@ func NewServer(opts Options) (*Server, error) {
 	s.ln = ln
 	s.host = "http://" + ln.Addr().String()
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s.inproc = inproc.New(s, ln.Addr().String())
+	s.inproc.Logger = opts.Logger
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
 }
@@ -388,11 +394,38 @@ func (s *Server) catchUp(r *served) {
 	}
 }
 
-// Config returns a rest.Config for the server: its URL, no credentials (its requests are Admin's,
-// whom the server allows everything) and no client-side rate limit. The Config is new on every
-// call.
+// Config returns a rest.Config for the server that reaches it in process: its Transport calls the
+// server's handler (ServeHTTP: authentication, the request log, injected faults, everything) from
+// the client's RoundTrip, with no socket and no HTTP parsing, and the answers are those the
+// listener gives, watches streaming. Host is the listener's URL, which the Transport serves;
+// client-go still wraps the Transport with what the Config asks for (BearerToken, Impersonate,
+// UserAgent, Wrap). It has no credentials (its requests are Admin's, whom the server allows
+// everything) and no client-side rate limit. The Config is new on every call.
+//
+// client-go refuses TLS options (TLSClientConfig, Insecure) beside a Transport; a client that
+// needs them, a proxy, its own dialer or a real connection (exec and port-forward dialers, another
+// process) takes NetworkConfig.
 func (s *Server) Config() *rest.Config {
+	cfg := s.NetworkConfig()
+	if s.inproc != nil {
+		cfg.Transport = s.inproc
+	}
+	return cfg
+}
+
+// NetworkConfig returns a rest.Config for the server over its loopback listener: Config without
+// its Transport, so that client-go dials the server and speaks HTTP to it.
+func (s *Server) NetworkConfig() *rest.Config {
 	return &rest.Config{Host: s.host, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
+}
+
+// Transport returns the http.RoundTripper of Config: it serves the requests to URL in process
+// and fails any other. It is nil for a server of NewHandler.
+func (s *Server) Transport() http.RoundTripper {
+	if s.inproc == nil {
+		return nil
+	}
+	return s.inproc
 }
 
 // URL returns the server's base URL, e.g. http://127.0.0.1:41234.
@@ -441,10 +474,13 @@ func (s *Server) Resources() []schema.GroupVersionResource {
 	return append(out, s.customGVRs()...)
 }
 
-// Close stops the server: running watches end, the listener and connections close. It waits
-// for nothing else.
+// Close stops the server: running watches end, the listener and connections close, and Config's
+// clients are refused as a closed listener refuses connections. It waits for nothing else.
 func (s *Server) Close() {
 	s.closed.Do(func() {
+		if s.inproc != nil {
+			s.inproc.Close()
+		}
 		close(s.done)
 		s.controllers.Wait()
 		s.stopCaches()

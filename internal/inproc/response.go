@@ -33,7 +33,7 @@ type responseWriter struct {
 	head   bool          // a HEAD request: the body is counted, not kept
 	cancel func()        // ends the handler's context
 
-	header http.Header // the handler's; a copy is sent at WriteHeader
+	header http.Header // the handler's; a copy of it is sent, made at WriteHeader
 	sent   http.Header // the headers as of WriteHeader; nil before
 	status int
 	// clen is the Content-Length the handler set (-1 for none); written counts the body.
@@ -73,8 +73,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		return
 	}
 	w.status = code
-	w.sent = w.Header().Clone()
-	w.header = nil // a later Header() gets a map of its own
+	w.sent = w.Header().Clone() // the handler keeps its map, whose later changes are not sent
 	if v := w.sent.Get("Content-Length"); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 			w.clen = n

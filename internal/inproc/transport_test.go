@@ -156,11 +156,13 @@ func TestSameAsSocket(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 			_, _ = io.WriteString(w, `{"kind":"Status"}`)
 		}, get("/")},
-		{"headers after WriteHeader are not sent", func(w http.ResponseWriter, r *http.Request) {
+		{"headers after WriteHeader are kept, not sent", func(w http.ResponseWriter, r *http.Request) {
 			h := w.Header()
+			h.Set("Content-Type", "text/plain")
 			w.WriteHeader(http.StatusAccepted)
 			h.Set("X-Late", "1")
 			w.Header().Set("X-Later", "1")
+			_, _ = io.WriteString(w, w.Header().Get("Content-Type")) // the handler still reads its headers
 		}, get("/")},
 		{"own Date", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
