@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -209,8 +210,22 @@ func NewServer(opts Options) (*Server, error) {
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.inproc = inproc.New(s, ln.Addr().String())
 	s.inproc.Logger = opts.Logger
+	s.inproc.Streams = mayStream
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
+}
+
+// mayStream reports the requests whose answer the server flushes before its handler returns:
+// watches (a watch parameter, whatever its value, or a /watch/ path), which the in-process
+// transport serves in a goroutine of their own. A watch it missed would hold its client until
+// the watch ends, and a request it reports in excess only costs that goroutine, so it errs
+// towards yes.
+func mayStream(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	q := r.URL.RawQuery
+	return strings.Contains(r.URL.Path, "/watch") || strings.Contains(q, "watch") || (strings.Contains(q, "%") && r.URL.Query().Has("watch"))
 }
 
 // NewTest starts a Server for a test and closes it when the test and its subtests have finished.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,11 @@ type responseWriter struct {
 	req    *http.Request // the client's
 	head   bool          // a HEAD request: the body is counted, not kept
 	cancel func()        // ends the handler's context
+	// inline: the handler runs in RoundTrip's goroutine, so nothing is handed over before it
+	// returns; flushed is the body's length at its first flush then (-1: none), which makes the
+	// answer chunked and its type sniffed from what was flushed, as on a socket.
+	inline  bool
+	flushed int
 
 	header http.Header // the handler's; a copy of it is sent, made at WriteHeader
 	sent   http.Header // the headers as of WriteHeader; nil before
@@ -45,13 +51,17 @@ type responseWriter struct {
 	handed bool // the response is in resp (or err), ready is closed
 	gone   bool // RoundTrip returned without it: writes fail
 	pipe   *pipe
-	ready  chan struct{}
+	ready  chan struct{} // nil when inline
 	resp   *http.Response
 	err    error
 }
 
-func newResponseWriter(req, sr *http.Request, cancel func()) *responseWriter {
-	return &responseWriter{req: req, head: sr.Method == http.MethodHead, cancel: cancel, clen: -1, ready: make(chan struct{})}
+func newResponseWriter(req, sr *http.Request, cancel func(), inline bool) *responseWriter {
+	w := &responseWriter{req: req, head: sr.Method == http.MethodHead, cancel: cancel, inline: inline, flushed: -1, clen: -1}
+	if !inline {
+		w.ready = make(chan struct{})
+	}
+	return w
 }
 
 // Header returns the headers to send; once they are sent (WriteHeader), changes to it are
@@ -73,7 +83,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		return
 	}
 	w.status = code
-	w.sent = w.Header().Clone() // the handler keeps its map, whose later changes are not sent
+	w.sent = cloneHeader(w.Header()) // the handler keeps its map, whose later changes are not sent
 	if v := w.sent.Get("Content-Length"); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 			w.clen = n
@@ -123,6 +133,12 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 func (w *responseWriter) FlushError() error {
 	if w.sent == nil {
 		w.WriteHeader(http.StatusOK)
+	}
+	if w.inline {
+		if w.flushed < 0 {
+			w.flushed = w.buf.Len()
+		}
+		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -186,7 +202,9 @@ func (w *responseWriter) abandon() bool {
 // handler has returned, so the buffer is the whole body; otherwise the rest streams.
 func (w *responseWriter) handOverLocked(done bool, err error) {
 	w.handed = true
-	defer close(w.ready)
+	if w.ready != nil {
+		defer close(w.ready)
+	}
 	if err != nil || w.gone {
 		w.err = err
 		return
@@ -208,19 +226,28 @@ func (w *responseWriter) handOverLocked(done bool, err error) {
 func (w *responseWriter) response(done bool) (resp *http.Response, streams bool) {
 	code, h := w.status, w.sent
 	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{time.Now().UTC().Format(http.TimeFormat)}
+		h["Date"] = []string{httpDate()}
+	}
+	for k, v := range h {
+		if len(v) == 0 {
+			delete(h, k) // nothing to send: a nil value suppresses a header net/http's server adds
+		}
 	}
 	te := h.Get("Transfer-Encoding")
 	hasTE := te != ""
 	allowed := bodyAllowed(code)
 	clen := w.clen
-	if _, has := h["Content-Length"]; done && !hasTE && allowed && !has && (!w.head || w.written > 0) && w.written <= bufferBeforeChunking {
+	sniff := w.buf.Bytes()
+	if w.flushed >= 0 {
+		sniff = sniff[:min(w.flushed, len(sniff))]
+	}
+	if _, has := h["Content-Length"]; done && w.flushed < 0 && !hasTE && allowed && !has && (!w.head || w.written > 0) && w.written <= bufferBeforeChunking {
 		clen = w.written
 		h["Content-Length"] = []string{strconv.FormatInt(clen, 10)}
 	}
 	if allowed {
-		if _, haveType := h["Content-Type"]; !haveType && !hasTE && h.Get("Content-Encoding") == "" && w.buf.Len() > 0 {
-			h["Content-Type"] = []string{http.DetectContentType(w.buf.Bytes())}
+		if _, haveType := h["Content-Type"]; !haveType && !hasTE && h.Get("Content-Encoding") == "" && len(sniff) > 0 {
+			h["Content-Type"] = []string{http.DetectContentType(sniff)}
 		}
 	} else {
 		delete(h, "Content-Length")
@@ -264,6 +291,47 @@ func (w *responseWriter) response(done bool) (resp *http.Response, streams bool)
 		}
 	}
 	return resp, !done
+}
+
+// cloneHeader is h.Clone with room for the headers response adds (Date, Content-Length,
+// Content-Type), so that adding them does not grow the map.
+func cloneHeader(h http.Header) http.Header {
+	n := 0
+	for _, v := range h {
+		n += len(v)
+	}
+	values := make([]string, n)
+	out := make(http.Header, len(h)+3)
+	for k, v := range h {
+		if v == nil {
+			out[k] = nil // a nil value suppresses the header, as in net/http
+			continue
+		}
+		n = copy(values, v)
+		out[k] = values[:n:n]
+		values = values[n:]
+	}
+	return out
+}
+
+// date is the last Date header made: the time in whole seconds, and its text.
+type date struct {
+	unix int64
+	text string
+}
+
+var lastDate atomic.Pointer[date]
+
+// httpDate is the Date header of now. Its text is made once a second, since it changes no more
+// often and formatting it is a tenth of the transport's own time.
+func httpDate() string {
+	now := time.Now()
+	if d := lastDate.Load(); d != nil && d.unix == now.Unix() {
+		return d.text
+	}
+	d := &date{unix: now.Unix(), text: now.UTC().Format(http.TimeFormat)}
+	lastDate.Store(d)
+	return d.text
 }
 
 // bodyAllowed is false for the statuses without a body: 1xx, 204 and 304.

@@ -44,9 +44,16 @@ type answer struct {
 	HasDate          bool
 }
 
-// both serves one request with h over a loopback socket and in process, and returns what the
-// handler saw and what the client got each time.
-func both(t *testing.T, h http.HandlerFunc, newReq func(base string) *http.Request) (sock, in [2]any) {
+// modes are the in-process ways of serving a request: in a goroutine of its own (streams), or in
+// the caller's (inline).
+var modes = []struct {
+	name    string
+	streams func(*http.Request) bool
+}{{"goroutine", nil}, {"inline", func(*http.Request) bool { return false }}}
+
+// each serves one request with h over a loopback socket and then in process in each mode, and
+// returns what the handler saw and what the client got each time, the socket's first.
+func each(t *testing.T, h http.HandlerFunc, newReq func(base string) *http.Request) [][2]any {
 	t.Helper()
 	var mu sync.Mutex
 	var got seen
@@ -83,9 +90,13 @@ func both(t *testing.T, h http.HandlerFunc, newReq func(base string) *http.Reque
 		// net/http's client with compression off sends no Accept-Encoding, as this transport does.
 		return [2]any{got, answer{resp.Status, resp.StatusCode, resp.Proto, hdr, resp.ContentLength, resp.TransferEncoding, string(body), hasDate}}
 	}
-	sock = run(client)
-	in = run(&http.Client{Transport: inproc.New(srv.Config.Handler, u.Host)})
-	return sock, in
+	out := [][2]any{run(client)}
+	for _, m := range modes {
+		tr := inproc.New(srv.Config.Handler, u.Host)
+		tr.Streams = m.streams
+		out = append(out, run(&http.Client{Transport: tr}))
+	}
+	return out
 }
 
 func TestSameAsSocket(t *testing.T) {
@@ -164,6 +175,15 @@ func TestSameAsSocket(t *testing.T) {
 			w.Header().Set("X-Later", "1")
 			_, _ = io.WriteString(w, w.Header().Get("Content-Type")) // the handler still reads its headers
 		}, get("/")},
+		{"no Date", func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Date"] = nil
+			w.Header()["X-Empty"] = []string{}
+		}, get("/")},
+		{"path built by the client", func(w http.ResponseWriter, r *http.Request) {}, func(base string) *http.Request {
+			u, _ := url.Parse(base)
+			u.Path, u.RawQuery = "/a b/ü/c", "x=1&y=%2F"
+			return &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
+		}},
 		{"own Date", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
 		}, get("/")},
@@ -176,6 +196,15 @@ func TestSameAsSocket(t *testing.T) {
 			_, _ = io.WriteString(w, "a\n")
 			w.(http.Flusher).Flush()
 			_, _ = io.WriteString(w, "b\n")
+		}, get("/")},
+		{"flushed, type sniffed from what was flushed", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, "plain ")
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, "<html>")
+		}, get("/")},
+		{"flushed before any write", func(w http.ResponseWriter, r *http.Request) {
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, "<html>")
 		}, get("/")},
 		{"unknown status", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(599) }, get("/")},
 		{"escaped path and query", func(w http.ResponseWriter, r *http.Request) {}, get("/api/v1/namespaces/a%2Fb/configmaps?labelSelector=a%3Db&limit=2")},
@@ -192,10 +221,12 @@ func TestSameAsSocket(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sock, in := both(t, c.h, c.req)
-			for i, what := range []string{"the handler saw", "the client got"} {
-				if !reflect.DeepEqual(sock[i], in[i]) {
-					t.Errorf("%s\n socket:     %+v\n in process: %+v", what, sock[i], in[i])
+			got := each(t, c.h, c.req)
+			for m, in := range got[1:] {
+				for i, what := range []string{"the handler saw", "the client got"} {
+					if !reflect.DeepEqual(got[0][i], in[i]) {
+						t.Errorf("%s, %s\n socket:     %+v\n in process: %+v", modes[m].name, what, got[0][i], in[i])
+					}
 				}
 			}
 		})
@@ -290,13 +321,31 @@ func TestCancelBeforeAnswer(t *testing.T) {
 	}
 }
 
-// TestPanic: a handler's panic is an error of RoundTrip before the answer, a broken body after.
+// TestCancelInline: a request served inline whose context ends before the handler returns fails
+// with the context's error, as the handler's context ends with it.
+func TestCancelInline(t *testing.T) {
+	tr := inproc.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		_, _ = io.WriteString(w, "late")
+	}), "h")
+	tr.Streams = func(*http.Request) bool { return false }
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://h/", nil)
+	if _, err := tr.RoundTrip(req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("RoundTrip: %v, want the deadline", err)
+	}
+}
+
+// TestPanic: a handler's panic is an error of RoundTrip before the answer (always, inline), a
+// broken body after.
 func TestPanic(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		flush bool
-		value any
-	}{{"before", false, "boom"}, {"after", true, "boom"}, {"abort", false, http.ErrAbortHandler}} {
+		name   string
+		flush  bool
+		value  any
+		inline bool
+	}{{"before", false, "boom", false}, {"after", true, "boom", false}, {"abort", false, http.ErrAbortHandler, false}, {"inline", true, "boom", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := inproc.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_, _ = io.WriteString(w, "part")
@@ -305,9 +354,12 @@ func TestPanic(t *testing.T) {
 				}
 				panic(c.value)
 			}), "h")
+			if c.inline {
+				tr.Streams = func(*http.Request) bool { return false }
+			}
 			req, _ := http.NewRequest(http.MethodGet, "http://h/", strings.NewReader("x"))
 			resp, err := tr.RoundTrip(req)
-			if !c.flush {
+			if !c.flush || c.inline {
 				if err == nil || resp != nil {
 					t.Fatalf("RoundTrip: %v, %v; want an error", resp, err)
 				}
