@@ -241,8 +241,8 @@ func NewTest(tb testing.TB, opts Options) *Server {
 }
 
 // NewHandler returns a Server that serves no listener: its ServeHTTP is the whole API, for
-// embedding in another server (watchcache serve does). Config and URL are empty for it; Close
-// stops its caches.
+// embedding in another server (watchcache serve does). Config, NetworkConfig and URL have no host
+// and Transport is nil for it; Close stops its caches.
 func NewHandler(opts Options) (*Server, error) { return newServer(opts) }
 
 func newServer(opts Options) (*Server, error) {
