@@ -148,14 +148,14 @@ func TestInProcessConfig(t *testing.T) {
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) { wrapped.Add(1); return rt.RoundTrip(r) })
 	})
-	warnings := &warningRecorder{}
+	warnings := &warningsSeen{}
 	cfg.WarningHandler = warnings
 	cfg.UserAgent = "inprocess-manager/v1.2.3 (linux/amd64) kubernetes/abc"
 	cs := kubernetes.NewForConfigOrDie(rest.CopyConfig(cfg))
 	if _, err := cs.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "e"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if w := warnings.get(); len(w) != 1 || !strings.Contains(w[0], "Endpoints is deprecated") {
+	if w := warnings.take(); len(w) != 1 || !strings.Contains(w[0], "Endpoints is deprecated") {
 		t.Errorf("warnings %q, want the Endpoints deprecation", w)
 	}
 	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{}); err != nil {
@@ -220,24 +220,6 @@ func TestInProcessConfig(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "c", metav1.GetOptions{}); err == nil || !strings.Contains(err.Error(), "server closed") {
 		t.Errorf("a request after Close: %v, want it refused", err)
 	}
-}
-
-// warningRecorder is a rest.WarningHandler that keeps the warnings.
-type warningRecorder struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *warningRecorder) HandleWarningHeader(code int, agent, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, text)
-}
-
-func (w *warningRecorder) get() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.msgs...)
 }
 
 // TestInProcessWatch: a watch through Config streams (an event written after the watch started
