@@ -50,6 +50,10 @@ func TestInProcessSameAsSocket(t *testing.T) {
 	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	opts := fake.Options{Seed: 3, Now: func() time.Time { return at }, NoGarbageCollector: true, NoNamespaceController: true}
 	sock, in := fake.NewTest(t, opts), fake.NewTest(t, opts)
+	for _, srv := range []*fake.Server{sock, in} {
+		srv.Inject(fake.Rule{Verbs: []string{"get"}, Resource: "secrets", Fault: fake.TooManyRequests, RetryAfter: 3})
+		srv.Inject(fake.Rule{Verbs: []string{"list"}, Resource: "secrets", Fault: fake.ServiceUnavailable})
+	}
 	sockClient := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer sockClient.CloseIdleConnections()
 	inClient := &http.Client{Transport: in.Transport()}
@@ -86,6 +90,8 @@ func TestInProcessSameAsSocket(t *testing.T) {
 		{"delete again: 404", "DELETE", cms + "/a", "", nil},
 		{"watch from 0, ends by its timeout", "GET", cms + "?watch=1&resourceVersion=0&timeoutSeconds=1", "", nil},
 		{"wrong method: 405", "POST", "/version", "", nil},
+		{"injected 429 with Retry-After", "GET", "/api/v1/namespaces/default/secrets/s", "", nil},
+		{"injected 503", "GET", "/api/v1/namespaces/default/secrets", "", nil},
 	}
 	send := func(c *http.Client, base string, s inprocStep) inprocAnswer {
 		t.Helper()
@@ -117,16 +123,17 @@ func TestInProcessSameAsSocket(t *testing.T) {
 		delete(h, "Date")
 		return inprocAnswer{resp.Status, h, resp.ContentLength, resp.TransferEncoding, string(b)}
 	}
-	sawWarning := false
+	sawWarning, sawRetry := false, false
 	for _, s := range steps {
 		got, want := send(inClient, in.URL(), s), send(sockClient, sock.URL(), s)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %s %s\n socket:     %+v\n in process: %+v", s.name, s.method, s.path, want, got)
 		}
 		sawWarning = sawWarning || len(got.Header.Values("Warning")) > 1
+		sawRetry = sawRetry || got.Header.Get("Retry-After") == "3"
 	}
-	if !sawWarning {
-		t.Error("no answer had two Warning headers: the warning cases test nothing")
+	if !sawWarning || !sawRetry {
+		t.Errorf("two Warning headers seen: %v, a Retry-After: %v; the cases test nothing without them", sawWarning, sawRetry)
 	}
 	if got, want := in.Requests(), sock.Requests(); !reflect.DeepEqual(got, want) {
 		t.Errorf("request logs differ:\n socket:     %+v\n in process: %+v", want, got)
@@ -216,6 +223,12 @@ func TestInProcessConfig(t *testing.T) {
 		t.Errorf("discovery: %v, %v", groups, err)
 	}
 
+	insecure := srv.Config()
+	insecure.Insecure = true
+	if _, err := kubernetes.NewForConfig(insecure); err == nil {
+		t.Error("Config with Insecure: no error; client-go refuses TLS options beside a Transport, as Config's doc says")
+	}
+
 	srv.Close()
 	if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "c", metav1.GetOptions{}); err == nil || !strings.Contains(err.Error(), "server closed") {
 		t.Errorf("a request after Close: %v, want it refused", err)
@@ -237,9 +250,24 @@ func TestInProcessWatch(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(bg)
 			defer cancel()
-			w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{ResourceVersion: fmt.Sprint(srv.ResourceVersion())})
-			if err != nil {
-				t.Fatal(err)
+			type started struct {
+				w   watch.Interface
+				err error
+			}
+			start := make(chan started, 1)
+			go func() {
+				w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{ResourceVersion: fmt.Sprint(srv.ResourceVersion())})
+				start <- started{w, err}
+			}()
+			var w watch.Interface
+			select {
+			case s := <-start:
+				if s.err != nil {
+					t.Fatal(s.err)
+				}
+				w = s.w
+			case <-time.After(10 * time.Second):
+				t.Fatal("the watch did not start: its request waits for the handler to return")
 			}
 			if _, err := cs.CoreV1().ConfigMaps("default").Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "w-" + end}}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
