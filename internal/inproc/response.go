@@ -111,21 +111,22 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	if w.pipe == nil {
-		w.mu.Lock()
-		handed, gone := w.handed, w.gone
-		w.mu.Unlock()
-		if gone {
-			return 0, errClientGone
-		}
-		if !handed {
-			return w.buf.Write(p)
-		}
+	switch {
+	case w.pipe != nil:
+		return w.pipe.write(p)
+	case w.inline:
+		return w.buf.Write(p)
 	}
-	if w.pipe == nil { // handed over without a stream: a HEAD or a bodiless status
-		return len(p), nil
+	w.mu.Lock()
+	handed, gone := w.handed, w.gone
+	w.mu.Unlock()
+	switch {
+	case gone:
+		return 0, errClientGone
+	case !handed:
+		return w.buf.Write(p)
 	}
-	return w.pipe.write(p)
+	return len(p), nil // handed over without a stream: its Content-Length was 0
 }
 
 // FlushError hands the response over, headers and the body so far, and streams the rest; it

@@ -22,8 +22,10 @@ const defaultUserAgent = "Go-http-client/1.1"
 
 // Transport serves requests to one host with a handler, in process.
 //
-// Concurrency: RoundTrip may be called from any number of goroutines; each request runs its
-// handler in a goroutine of its own, as net/http's server does. A Transport must not be copied.
+// Concurrency: RoundTrip may be called from any number of goroutines; each request's handler runs
+// in the goroutine of its RoundTrip, or in one of its own when it may stream (Streams), so the
+// handler must be safe for concurrent use, as with net/http's server. The fields must not change
+// after the first RoundTrip, and a Transport must not be copied.
 type Transport struct {
 	handler http.Handler
 	host    string
