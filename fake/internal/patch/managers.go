@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 
@@ -48,21 +49,30 @@ func (f *fieldManager) pick(objs ...runtime.Object) *managedfields.FieldManager 
 
 // mayNameManagedFields reports whether obj's managedFields entries (the field sets the field
 // manager decodes) or its kubectl last-applied configuration (the object the field manager
-// compares with the live one on a conflict) might name a path under metadata.managedFields. It is
-// a byte search, so it errs towards yes: any mention of "managedFields", or any \u escape, which
-// could spell one.
+// compares with the live one on a conflict) might name a path under metadata.managedFields, or
+// whether an entry's fieldsV1 is not a JSON object, which the full conversion of the object
+// fails on (the field manager then keeps the live object's managedFields) and the lean one does
+// not see. It is a byte search, so it errs towards yes: any mention of "managedFields", or any \u
+// escape, which could spell one.
 func mayNameManagedFields(obj runtime.Object) bool {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return true
 	}
 	for _, e := range m.GetManagedFields() {
-		if e.FieldsV1 != nil && (bytes.Contains(e.FieldsV1.Raw, []byte("managedFields")) || bytes.Contains(e.FieldsV1.Raw, []byte(`\u`))) {
+		if e.FieldsV1 == nil || !isJSONObject(e.FieldsV1.Raw) ||
+			bytes.Contains(e.FieldsV1.Raw, []byte("managedFields")) || bytes.Contains(e.FieldsV1.Raw, []byte(`\u`)) {
 			return true
 		}
 	}
 	last := m.GetAnnotations()[corev1.LastAppliedConfigAnnotation]
 	return strings.Contains(last, "managedFields") || strings.Contains(last, `\u`)
+}
+
+// isJSONObject reports whether b is one valid JSON object.
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
 // leanConverter is a TypeConverter that converts a typed object as if its metadata.managedFields

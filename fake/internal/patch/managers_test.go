@@ -145,12 +145,13 @@ func TestLeanFieldManagerObjects(t *testing.T) {
 }
 
 // TestLeanFieldManagerPick pins why the lean field manager is not used for an object whose field
-// sets name metadata.managedFields: on the injected update of TestLeanFieldManager it answers
-// otherwise than the apiserver's (the update removes the live object's managedFields, which takes
-// the path from "injected"; the lean conversion sees no managedFields to remove).
+// sets name metadata.managedFields or whose fieldsV1 is not an object: on these updates it
+// answers otherwise than the apiserver's. An update removes the live object's managedFields, which
+// takes the path from "injected"; a fieldsV1 that is a string fails the full conversion of the
+// live object, so that the field manager keeps the live managedFields. The lean conversion sees
+// no managedFields in either case.
 func TestLeanFieldManagerPick(t *testing.T) {
 	p := newPatcher(t)
-	stored := created(t, p)
 	k, err := p.kindOf(deploymentGVK)
 	if err != nil {
 		t.Fatal(err)
@@ -159,27 +160,35 @@ func TestLeanFieldManagerPick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := p.decode(k, stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	updated := func(update func(live, obj runtime.Object, manager string) runtime.Object) string {
-		obj, err := p.decode(k, []byte(injectedManagedFields))
+	for _, tc := range []struct{ name, live, obj string }{
+		{"injected path", string(created(t, p)), injectedManagedFields},
+		{"fieldsV1 a string", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default","uid":"u1","managedFields":[` +
+			`{"manager":"bad","operation":"Update","apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":"f:spec"}]},"spec":{"replicas":1}}`,
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default","managedFields":[` +
+				`{"manager":"creator","operation":"Update","apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}}]},"spec":{"replicas":2}}`},
+	} {
+		live, err := p.decode(k, []byte(tc.live))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := p.encode(k, update(live, obj, "editor"))
-		if err != nil {
-			t.Fatal(err)
+		updated := func(update func(live, obj runtime.Object, manager string) runtime.Object) string {
+			obj, err := p.decode(k, []byte(tc.obj))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.encode(k, update(live, obj, "editor"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return normalise(t, out)
 		}
-		return normalise(t, out)
-	}
-	picked, fullOnly, leanOnly := updated(fm.UpdateNoErrors), updated(fm.full.UpdateNoErrors), updated(fm.lean.UpdateNoErrors)
-	if picked != fullOnly {
-		t.Fatalf("picked:\n%s\nthe apiserver's field manager:\n%s", picked, fullOnly)
-	}
-	if leanOnly == fullOnly {
-		t.Fatalf("the lean field manager gives the apiserver's answer here, so this test no longer shows why pick avoids it: %s", leanOnly)
+		picked, fullOnly, leanOnly := updated(fm.UpdateNoErrors), updated(fm.full.UpdateNoErrors), updated(fm.lean.UpdateNoErrors)
+		if picked != fullOnly {
+			t.Fatalf("%s: picked:\n%s\nthe apiserver's field manager:\n%s", tc.name, picked, fullOnly)
+		}
+		if leanOnly == fullOnly {
+			t.Fatalf("%s: the lean field manager gives the apiserver's answer here, so this case no longer shows why pick avoids it: %s", tc.name, leanOnly)
+		}
 	}
 	for _, tc := range []struct {
 		name string
@@ -190,6 +199,8 @@ func TestLeanFieldManagerPick(t *testing.T) {
 		{"fields", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]}}`, false},
 		{"path", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:managedFields":{}}}}]}}`, true},
 		{"escaped", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:managedField\u0073":{}}}}]}}`, true},
+		{"fieldsV1 a string", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":"f:data"}]}}`, true},
+		{"fieldsV1 null", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1"}]}}`, true},
 		{"last applied", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"metadata\":{\"managedFields\":[]}}"}}}`, true},
 		{"last applied escaped", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"k\":\"\\u00e9\"}}"}}}`, true},
 	} {
