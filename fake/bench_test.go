@@ -356,6 +356,22 @@ func BenchmarkWritePath(b *testing.B) {
 		}
 		reportCPU(b, cpu)
 	})
+	b.Run("create-pod", func(b *testing.B) {
+		h := newHandler(b)
+		create := func(i int) {
+			do(b, h, "POST", "/api/v1/namespaces/default/pods", "application/json",
+				fmt.Sprintf(`{"metadata":{"name":"p-%d","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}`, i), http.StatusCreated)
+		}
+		create(0)
+		b.ReportAllocs()
+		cpu := cpuNow()
+		i := 0
+		for b.Loop() {
+			i++
+			create(i)
+		}
+		reportCPU(b, cpu)
+	})
 	b.Run("update", func(b *testing.B) {
 		h := newHandler(b)
 		do(b, h, "POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", fmt.Sprintf(deployment, 0), http.StatusCreated)

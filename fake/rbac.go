@@ -384,11 +384,23 @@ func forbidden(u User, a attributes, reason string) error {
 }
 
 // listTyped returns the stored objects of a built-in resource (of a namespace, or all), decoded;
-// one that does not decode is left out.
+// one that does not decode is left out. The objects are shared with the callers before and after
+// (typedLists), who must not modify them.
 func (s *Server) listTyped(ctx context.Context, gr schema.GroupResource, namespace string) []runtime.Object {
 	r := s.servedGR(gr)
 	if r == nil {
 		return nil
+	}
+	k := typedListKey{gr: gr, namespace: namespace}
+	// The resourceVersion is read before the list, so a write between the two makes the next
+	// call decode again rather than keep a stale list.
+	rv := r.cache.ResourceVersion()
+	m := &s.typedLists
+	m.mu.Lock()
+	l, ok := m.lists[k]
+	m.mu.Unlock()
+	if ok && l.rv == rv {
+		return l.objs
 	}
 	page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: namespace, ResourceVersion: "0"})
 	if err != nil {
@@ -400,8 +412,36 @@ func (s *Server) listTyped(ctx context.Context, gr schema.GroupResource, namespa
 			out = append(out, obj)
 		}
 	}
+	m.mu.Lock()
+	if m.lists == nil || len(m.lists) >= maxTypedLists {
+		m.lists = map[typedListKey]typedList{}
+	}
+	m.lists[k] = typedList{rv: rv, objs: out}
+	m.mu.Unlock()
 	return out
 }
+
+// typedLists keeps the lists listTyped last decoded, with their cache's resourceVersion before
+// the read: admission reads the same few lists on every write (a pod create the priority
+// classes and the namespace's limit ranges, an authorization the RBAC objects) and decodes them
+// again only once a write changed their resource.
+type typedLists struct {
+	mu    sync.Mutex
+	lists map[typedListKey]typedList
+}
+
+type typedListKey struct {
+	gr        schema.GroupResource
+	namespace string
+}
+
+type typedList struct {
+	rv   uint64
+	objs []runtime.Object
+}
+
+// maxTypedLists bounds typedLists; past it, it starts over.
+const maxTypedLists = 1024
 
 // bootstrapRBAC returns the built-in cluster roles and their bindings, as kube-apiserver 1.37.2's
 // bootstrap policy has them (read from the oracle). They are new on every call: callers may keep
