@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -14,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/watchcache/watchcache/fake"
 )
@@ -214,5 +217,126 @@ func TestReviewsBadInput(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEnforceRBACFollowsWrites: under EnforceRBAC, every write to a Role, ClusterRole or binding
+// changes the next decision, however many decisions came before it, and one namespace's roles
+// never decide for another's.
+func TestEnforceRBACFollowsWrites(t *testing.T) {
+	srv := fake.NewTest(t, fake.Options{EnforceRBAC: true, Tokens: map[string]fake.User{"u": {Name: "u"}}})
+	ctx := context.Background()
+	admin := kubernetes.NewForConfigOrDie(srv.Config())
+	for _, ns := range []string{"a", "b"} {
+		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := srv.Config()
+	cfg.BearerToken = "u"
+	u := kubernetes.NewForConfigOrDie(cfg)
+	// expect checks the answer to u's GET of cm in each namespace, twice: the second decision is
+	// the one a remembered state would give.
+	expect := func(step string, allowedA, allowedB bool) {
+		t.Helper()
+		for range 2 {
+			for ns, allowed := range map[string]bool{"a": allowedA, "b": allowedB} {
+				_, err := u.CoreV1().ConfigMaps(ns).Get(ctx, "cm", metav1.GetOptions{})
+				if allowed && err != nil || !allowed && !apierrors.IsForbidden(err) {
+					t.Fatalf("%s: GET in %s: %v, want allowed=%v", step, ns, err, allowed)
+				}
+			}
+		}
+	}
+	rules := func(verbs ...string) []rbacv1.PolicyRule {
+		return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: verbs}}
+	}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "u"}}
+	expect("no binding", false, false)
+	role, err := admin.RbacV1().Roles("a").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r"}, Rules: rules("get")}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("role without binding", false, false)
+	if _, err := admin.RbacV1().RoleBindings("a").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "rb"}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "r"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role binding in a", true, false)
+	role.Rules = rules("list")
+	if role, err = admin.RbacV1().Roles("a").Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role's rules changed", false, false)
+	role.Rules = rules("get")
+	if _, err := admin.RbacV1().Roles("a").Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role's rules restored", true, false)
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Rules: rules("get")}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "crb"}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "c"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("cluster role binding", true, true)
+	if err := admin.RbacV1().RoleBindings("a").Delete(ctx, "rb", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("role binding deleted", true, true)
+	if err := admin.RbacV1().ClusterRoles().Delete(ctx, "c", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("cluster role deleted", false, false)
+}
+
+// TestServiceAccountTokenChecksEveryRequest: a service account token that authenticated before
+// is still refused (401) once it has expired or its service account is gone: only its signature's
+// check is remembered between requests.
+func TestServiceAccountTokenChecksEveryRequest(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC).Unix())
+	srv := fake.NewTest(t, fake.Options{EnforceRBAC: true, Now: func() time.Time { return time.Unix(now.Load(), 0) }})
+	ctx := context.Background()
+	admin := kubernetes.NewForConfigOrDie(srv.Config())
+	whoami := func(token string) error {
+		cfg := srv.Config()
+		cfg.BearerToken = token
+		_, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		return err
+	}
+	token := func(name string) string {
+		if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := whoami(tr.Status.Token); err != nil {
+				t.Fatalf("%s's fresh token: %v", name, err)
+			}
+		}
+		return tr.Status.Token
+	}
+	expiring, orphaned := token("expiring"), token("orphaned")
+	now.Add(3601)
+	if err := whoami(expiring); !apierrors.IsUnauthorized(err) {
+		t.Errorf("expired token: %v, want 401", err)
+	}
+	now.Add(-3601)
+	if err := admin.CoreV1().ServiceAccounts("default").Delete(ctx, "orphaned", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := whoami(orphaned); !apierrors.IsUnauthorized(err) {
+		t.Errorf("token of a deleted service account: %v, want 401", err)
+	}
+	if err := whoami(expiring); err != nil {
+		t.Errorf("the expiring token before its expiry again: %v", err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/watchcache/watchcache/fake"
+	"github.com/watchcache/watchcache/internal/inproc"
 )
 
 // BenchmarkNewServer is the time to a ready server with no objects of its own (the four default
@@ -88,14 +89,18 @@ type writeTarget struct {
 	serverCPU func() time.Duration
 }
 
-// writeTargets are the fake, and the oracle when WATCHCACHE_ORACLE_URL is set. The oracle's
-// server CPU is that of the processes listed in WATCHCACHE_ORACLE_PIDS (kube-apiserver and etcd:
-// the pids in the oracle's run/*.pid): on a shared 2-core machine the CPU each side spends per
-// write is steadier than its wall time, and it says which side is CPU-bound.
+// writeTargets are the fake through Config (in process) and through NetworkConfig (its loopback
+// listener), the floor served the same two ways, and the oracle when WATCHCACHE_ORACLE_URL is
+// set. The oracle's server CPU is that of the processes listed in WATCHCACHE_ORACLE_PIDS
+// (kube-apiserver and etcd: the pids in the oracle's run/*.pid): on a shared 2-core machine the
+// CPU each side spends per write is steadier than its wall time, and it says which side is
+// CPU-bound.
 func writeTargets(b *testing.B) map[string]writeTarget {
 	targets := map[string]writeTarget{
-		"fake":  {config: func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() }},
-		"floor": {config: floorConfig},
+		"fake":          {config: func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).Config() }},
+		"fake-network":  {config: func(b *testing.B) *rest.Config { return fake.NewTest(b, fake.Options{}).NetworkConfig() }},
+		"floor":         {config: func(b *testing.B) *rest.Config { return floorConfig(b, true) }},
+		"floor-network": {config: func(b *testing.B) *rest.Config { return floorConfig(b, false) }},
 	}
 	if base := os.Getenv("WATCHCACHE_ORACLE_URL"); base != "" {
 		pids := strings.Fields(os.Getenv("WATCHCACHE_ORACLE_PIDS"))
@@ -111,12 +116,13 @@ func writeTargets(b *testing.B) map[string]writeTarget {
 	return targets
 }
 
-// floorConfig is a client config for an HTTP server that does no work: it reads each request's
-// body and answers with one fixed protobuf object of the request's resource, as the fake's
-// listener would. What the write benchmarks spend against it is what client-go and net/http cost
-// on both ends of the loopback connection, in one process: the least CPU per write the fake can
-// use, whatever its handler does.
-func floorConfig(b *testing.B) *rest.Config {
+// floorConfig is a client config for an HTTP handler that does no work: it reads each request's
+// body and answers with one fixed protobuf object of the request's resource, as the fake would.
+// inProcess serves it as the fake's Config does (internal/inproc's transport), else on a loopback
+// listener as NetworkConfig. What the write benchmarks spend against it is what client-go (and
+// net/http on both ends of the connection, over the network) cost in one process: the least CPU
+// per write the fake can use through the same kind of Config, whatever its handler does.
+func floorConfig(b *testing.B, inProcess bool) *rest.Config {
 	codec := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	encode := func(obj runtime.Object) []byte {
 		var buf bytes.Buffer
@@ -131,7 +137,7 @@ func floorConfig(b *testing.B) *rest.Config {
 			APIVersion: "v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:n":{}}}`)}}}}
 	cm := encode(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: map[string]string{"n": "1"}})
 	ns := encode(&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "bench"}})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		body := cm
 		if r.URL.Path == "/api/v1/namespaces" {
@@ -142,7 +148,13 @@ func floorConfig(b *testing.B) *rest.Config {
 			w.WriteHeader(http.StatusCreated)
 		}
 		_, _ = w.Write(body)
-	}))
+	})
+	if inProcess {
+		t := inproc.New(h, "floor.invalid")
+		t.Streams = func(*http.Request) bool { return false } // it answers no watch: every request inline, as the fake's writes
+		return &rest.Config{Host: "http://floor.invalid", QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent(), Transport: t}
+	}
+	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	return &rest.Config{Host: srv.URL, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
 }
@@ -329,21 +341,27 @@ func BenchmarkWritePath(b *testing.B) {
 		b.Cleanup(s.Close)
 		return s
 	}
-	b.Run("create", func(b *testing.B) {
-		h := newHandler(b)
-		create := func(i int) {
-			do(b, h, "POST", "/api/v1/namespaces/default/configmaps", "application/json", fmt.Sprintf(`{"metadata":{"name":"cm-%d","labels":{"a":"b"}},"data":{"k":"v"}}`, i), http.StatusCreated)
-		}
-		create(0) // the process's first managedFields update builds the type converter
-		b.ReportAllocs()
-		cpu := cpuNow()
-		i := 0
-		for b.Loop() {
-			i++
-			create(i)
-		}
-		reportCPU(b, cpu)
-	})
+	// Creates of new objects: body is a format with one %d, the object's number.
+	for _, c := range []struct{ name, path, body string }{
+		{"create", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"cm-%d","labels":{"a":"b"}},"data":{"k":"v"}}`},
+		{"create-pod", "/api/v1/namespaces/default/pods", `{"metadata":{"name":"p-%d","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			h := newHandler(b)
+			create := func(i int) {
+				do(b, h, "POST", c.path, "application/json", fmt.Sprintf(c.body, i), http.StatusCreated)
+			}
+			create(0) // the process's first managedFields update builds the type converter
+			b.ReportAllocs()
+			cpu := cpuNow()
+			i := 0
+			for b.Loop() {
+				i++
+				create(i)
+			}
+			reportCPU(b, cpu)
+		})
+	}
 	b.Run("update", func(b *testing.B) {
 		h := newHandler(b)
 		do(b, h, "POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", fmt.Sprintf(deployment, 0), http.StatusCreated)

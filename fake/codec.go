@@ -255,11 +255,43 @@ func putProtoBuffer(bp *[]byte) {
 // decodeStored decodes an object the fake stored (no strictness needed: it encoded it), with the
 // apiserver's defaults applied, as its storage decoder applies them: an object stored without
 // them (Store, Options.Objects) then compares with a defaulted update as the apiserver's would.
+// A decoding of the same bytes that storedDecodings kept is copied instead (decoded.go).
 func decodeStored(t *resourceType, b []byte) (runtime.Object, error) {
+	if kept, ok := storedDecodings.get(b, reflect.PointerTo(t.goType)); ok {
+		obj := kept.DeepCopyObject()
+		if verifyStoredDecodings {
+			verifyDecoding(t, b, obj)
+		}
+		applyDefaults(obj)
+		return obj, nil
+	}
+	obj, err := decodeJSON(t, b)
+	if err != nil {
+		return nil, err
+	}
+	applyDefaults(obj)
+	return obj, nil
+}
+
+// decodeJSON decodes stored JSON into a new object of the resource's type.
+func decodeJSON(t *resourceType, b []byte) (runtime.Object, error) {
 	obj := t.newObject()
 	if err := json.Unmarshal(b, obj); err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode stored %s: %w", t.gvk.Kind, err))
 	}
-	applyDefaults(obj)
 	return obj, nil
+}
+
+// verifyStoredDecodings makes decodeStored check every decoding storedDecodings kept against
+// decodeJSON's (verifyDecoding). The package's tests set it, so that every write they make again
+// checks the decoders agree; it costs a decoding, which storedDecodings is there to save.
+var verifyStoredDecodings = false
+
+// verifyDecoding panics unless kept, a copy of the decoding storedDecodings kept of b, is what
+// decodeJSON makes of b.
+func verifyDecoding(t *resourceType, b []byte, kept runtime.Object) {
+	want, err := decodeJSON(t, b)
+	if err != nil || !reflect.DeepEqual(kept, want) {
+		panic(fmt.Sprintf("fake: the kept decoding of a stored %s is not decodeJSON's (%v):\nkept %#v\nwant %#v\njson %s", t.gvk.Kind, err, kept, want, b))
+	}
 }

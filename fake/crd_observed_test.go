@@ -82,7 +82,7 @@ func TestObservedCRDs(t *testing.T) {
 				t.Fatalf("recorded case %s is not in crdCases", wc.Name)
 			}
 			srv := fake.NewTest(t, fake.Options{Now: recordClock})
-			target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
+			target := server{base: srv.URL(), client: &http.Client{Transport: srv.Transport()}}
 			defer target.client.CloseIdleConnections()
 			got := runCRDCase(t, target, c, 0)
 			if len(got.Steps) != len(wc.Steps) {

@@ -329,7 +329,7 @@ func TestCRDOpenAPIAsRecorded(t *testing.T) {
 		t.Fatalf("%d cases recorded, %d defined: record again (TestRecordOracleCRDOpenAPI)", len(recorded), len(openAPICases))
 	}
 	s := fake.NewTest(t, fake.Options{})
-	srv := server{base: s.URL(), client: http.DefaultClient}
+	srv := server{base: s.URL(), client: &http.Client{Transport: s.Transport()}}
 	for i, c := range openAPICases {
 		t.Run(c.Name, func(t *testing.T) {
 			want := recorded[i]

@@ -2,6 +2,13 @@
 // of k8s.io/api's scheme, served over HTTP on a loopback listener so that client-go (typed,
 // dynamic, metadata), controller-runtime and kubectl work against it unchanged.
 //
+// Config's rest.Config reaches the server without the listener: its Transport hands client-go's
+// request to the server's handler in the test's process and returns the answer the listener would
+// give (status, headers, body; a watch streams), with no socket and no HTTP parsing, which makes a
+// request through client-go cost about a third of its CPU over a loopback connection
+// (BENCHMARKS.md). NetworkConfig is the same configuration over the listener, for a client that
+// needs TLS options, its own dialer or a real connection; URL is for kubectl and other processes.
+//
 // It is a front over the project's watch caches, not a second store: reads (list, get, watch) are
 // kubeapi's read path over one watchcache.Cache per resource; writes (create, update, patch,
 // delete, deletecollection, the status and scale subresources, a CSR's approval) are decoded, validated and admitted here, take

@@ -32,7 +32,8 @@ type Environment struct {
 	// Options are the Server's other options; their CRD fields are replaced by the ones above.
 	Options Options
 
-	// Config is the rest.Config of the running server, set by Start (as envtest sets its own).
+	// Config is the rest.Config of the running server (Server.Config: it reaches the server in
+	// process), set by Start as envtest sets its own.
 	Config *rest.Config
 	// Server is the running server, set by Start: for what envtest does not have (the fake's
 	// Cache, ResourceVersion).

@@ -495,7 +495,7 @@ func TestObservedGC(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := fake.NewTest(t, fake.Options{})
-	srv := gcServer{server: server{base: s.URL(), client: &http.Client{Transport: &http.Transport{}}}, deadline: 5 * time.Second, poll: 5 * time.Millisecond}
+	srv := gcServer{server: server{base: s.URL(), client: &http.Client{Transport: s.Transport()}}, deadline: 5 * time.Second, poll: 5 * time.Millisecond}
 	defer srv.client.CloseIdleConnections()
 	byName := map[string]gcCase{}
 	for _, c := range gcCases {

@@ -130,6 +130,9 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 	if err := r.cache.Apply(watchcache.Event{Type: typ, Object: b, ResourceVersion: rv}); err != nil {
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
+	if r.custom == nil {
+		storedDecodings.stored(b)
+	}
 	s.rv.Store(rv)
 	s.committedMetaLocked(r, typ, b, rv, gm)
 	m.SetResourceVersion(rvString(rv))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,13 +52,43 @@ type decision struct {
 	reason  string
 }
 
-// rbacSnapshot is the RBAC objects an authorization reads, decoded once per decision.
+// rbacSnapshot is the RBAC objects an authorization reads: the cluster's, and those of the
+// namespace asked about (nil for a cluster-scoped request). Both are shared between requests and
+// never modified.
 type rbacSnapshot struct {
-	clusterRoles        map[string]*rbacv1.ClusterRole
-	roles               map[string]*rbacv1.Role // namespace/name
-	clusterRoleBindings []*rbacv1.ClusterRoleBinding
-	roleBindings        []*rbacv1.RoleBinding // of the namespace asked for, by name
+	cluster *clusterRBAC
+	ns      *namespaceRBAC
 }
+
+// clusterRBAC is the decoded ClusterRoles (the built-in ones among them) by name and the
+// ClusterRoleBindings by name, as of the resourceVersions rvs of their caches.
+type clusterRBAC struct {
+	rvs      [2]uint64
+	roles    map[string]*rbacv1.ClusterRole
+	bindings []*rbacv1.ClusterRoleBinding
+}
+
+// namespaceRBAC is the decoded Roles of one namespace by name and its RoleBindings by name, as of
+// the resourceVersions rvs of their caches.
+type namespaceRBAC struct {
+	rvs      [2]uint64
+	roles    map[string]*rbacv1.Role
+	bindings []*rbacv1.RoleBinding
+}
+
+// rbacMemo keeps the RBAC objects last decoded with the resourceVersions of their caches when they
+// were read: an authorization decodes them again only once a write changed one of those caches,
+// where decoding every role and binding on every request made a request under
+// Options.EnforceRBAC cost about a millisecond with a hundred of them (BenchmarkEnforceRBACGet).
+type rbacMemo struct {
+	mu      sync.Mutex
+	cluster *clusterRBAC
+	ns      map[string]*namespaceRBAC
+}
+
+// maxRBACNamespaces bounds the namespaces whose RBAC objects the memo keeps; past it, it starts
+// over.
+const maxRBACNamespaces = 256
 
 // authorize decides whether u may do a, as the apiserver's authorizer chain does.
 func (s *Server) authorize(ctx context.Context, u User, a attributes) decision {
@@ -106,12 +137,12 @@ func (s *Server) rulesFor(ctx context.Context, u User, namespace string) ([]rbac
 // with the error of a binding whose role is missing, until visit returns false.
 func (s *Server) visitRules(ctx context.Context, u User, namespace string, visit func(source string, rule *rbacv1.PolicyRule, err error) bool) {
 	snap := s.rbacSnapshot(ctx, namespace)
-	for _, b := range snap.clusterRoleBindings {
+	for _, b := range snap.cluster.bindings {
 		i, ok := appliesTo(u, b.Subjects, "")
 		if !ok {
 			continue
 		}
-		rules, err := snap.roleRules(b.RoleRef, "")
+		rules, err := snap.roleRules(b.RoleRef)
 		if err != nil {
 			if !visit("", nil, err) {
 				return
@@ -128,12 +159,12 @@ func (s *Server) visitRules(ctx context.Context, u User, namespace string, visit
 	if namespace == "" {
 		return
 	}
-	for _, b := range snap.roleBindings {
+	for _, b := range snap.ns.bindings {
 		i, ok := appliesTo(u, b.Subjects, namespace)
 		if !ok {
 			continue
 		}
-		rules, err := snap.roleRules(b.RoleRef, namespace)
+		rules, err := snap.roleRules(b.RoleRef)
 		if err != nil {
 			if !visit("", nil, err) {
 				return
@@ -150,15 +181,17 @@ func (s *Server) visitRules(ctx context.Context, u User, namespace string, visit
 }
 
 // roleRules returns the rules of the role a binding refers to.
-func (snap *rbacSnapshot) roleRules(ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
+func (snap *rbacSnapshot) roleRules(ref rbacv1.RoleRef) ([]rbacv1.PolicyRule, error) {
 	switch ref.Kind {
 	case "Role":
-		if r := snap.roles[namespace+"/"+ref.Name]; r != nil {
-			return r.Rules, nil
+		if snap.ns != nil {
+			if r := snap.ns.roles[ref.Name]; r != nil {
+				return r.Rules, nil
+			}
 		}
 		return nil, apierrors.NewNotFound(schema.GroupResource{Group: rbacv1.GroupName, Resource: "role"}, ref.Name)
 	case "ClusterRole":
-		if r := snap.clusterRoles[ref.Name]; r != nil {
+		if r := snap.cluster.roles[ref.Name]; r != nil {
 			return r.Rules, nil
 		}
 		return nil, apierrors.NewNotFound(schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterrole"}, ref.Name)
@@ -166,17 +199,56 @@ func (snap *rbacSnapshot) roleRules(ref rbacv1.RoleRef, namespace string) ([]rba
 	return nil, fmt.Errorf("unsupported role reference kind: %q", ref.Kind)
 }
 
-// rbacSnapshot reads the cluster roles and bindings, the built-in ones among them, and the roles
-// and role bindings of namespace.
+// rbacSnapshot returns the cluster roles and bindings, the built-in ones among them, and the roles
+// and role bindings of namespace, decoded again only where a cache changed since the last read.
 func (s *Server) rbacSnapshot(ctx context.Context, namespace string) *rbacSnapshot {
-	snap := &rbacSnapshot{clusterRoles: map[string]*rbacv1.ClusterRole{}, roles: map[string]*rbacv1.Role{}}
+	m := &s.rbac
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Each cache's resourceVersion is read before its list, so a write between the two makes the
+	// next read decode again rather than keep a stale state.
+	rvs := [2]uint64{s.cacheRV(rbacGR("clusterroles")), s.cacheRV(rbacGR("clusterrolebindings"))}
+	if m.cluster == nil || m.cluster.rvs != rvs {
+		m.cluster = s.readClusterRBAC(ctx, rvs)
+	}
+	snap := &rbacSnapshot{cluster: m.cluster}
+	if namespace == "" {
+		return snap
+	}
+	rvs = [2]uint64{s.cacheRV(rbacGR("roles")), s.cacheRV(rbacGR("rolebindings"))}
+	if ns := m.ns[namespace]; ns != nil && ns.rvs == rvs {
+		snap.ns = ns
+		return snap
+	}
+	if m.ns == nil || len(m.ns) >= maxRBACNamespaces {
+		m.ns = map[string]*namespaceRBAC{}
+	}
+	snap.ns = &namespaceRBAC{rvs: rvs, roles: map[string]*rbacv1.Role{}}
+	for _, o := range s.listTyped(ctx, rbacGR("roles"), namespace) {
+		if r, ok := o.(*rbacv1.Role); ok {
+			snap.ns.roles[r.Name] = r
+		}
+	}
+	for _, o := range s.listTyped(ctx, rbacGR("rolebindings"), namespace) {
+		if b, ok := o.(*rbacv1.RoleBinding); ok {
+			snap.ns.bindings = append(snap.ns.bindings, b)
+		}
+	}
+	slices.SortFunc(snap.ns.bindings, func(a, b *rbacv1.RoleBinding) int { return strings.Compare(a.Name, b.Name) })
+	m.ns[namespace] = snap.ns
+	return snap
+}
+
+// readClusterRBAC decodes the stored cluster roles and bindings over the built-in ones.
+func (s *Server) readClusterRBAC(ctx context.Context, rvs [2]uint64) *clusterRBAC {
+	c := &clusterRBAC{rvs: rvs, roles: map[string]*rbacv1.ClusterRole{}}
 	builtinRoles, builtinBindings := bootstrapRBAC()
 	for _, r := range builtinRoles {
-		snap.clusterRoles[r.Name] = r
+		c.roles[r.Name] = r
 	}
 	for _, o := range s.listTyped(ctx, rbacGR("clusterroles"), "") {
 		if r, ok := o.(*rbacv1.ClusterRole); ok {
-			snap.clusterRoles[r.Name] = r
+			c.roles[r.Name] = r
 		}
 	}
 	bindings := map[string]*rbacv1.ClusterRoleBinding{}
@@ -189,24 +261,19 @@ func (s *Server) rbacSnapshot(ctx context.Context, namespace string) *rbacSnapsh
 		}
 	}
 	for _, b := range bindings {
-		snap.clusterRoleBindings = append(snap.clusterRoleBindings, b)
+		c.bindings = append(c.bindings, b)
 	}
-	slices.SortFunc(snap.clusterRoleBindings, func(a, b *rbacv1.ClusterRoleBinding) int { return strings.Compare(a.Name, b.Name) })
-	if namespace == "" {
-		return snap
+	slices.SortFunc(c.bindings, func(a, b *rbacv1.ClusterRoleBinding) int { return strings.Compare(a.Name, b.Name) })
+	return c
+}
+
+// cacheRV is the resourceVersion of the cache of a built-in resource, 0 if the server does not
+// serve it.
+func (s *Server) cacheRV(gr schema.GroupResource) uint64 {
+	if r := s.servedGR(gr); r != nil {
+		return r.cache.ResourceVersion()
 	}
-	for _, o := range s.listTyped(ctx, rbacGR("roles"), namespace) {
-		if r, ok := o.(*rbacv1.Role); ok {
-			snap.roles[r.Namespace+"/"+r.Name] = r
-		}
-	}
-	for _, o := range s.listTyped(ctx, rbacGR("rolebindings"), namespace) {
-		if b, ok := o.(*rbacv1.RoleBinding); ok {
-			snap.roleBindings = append(snap.roleBindings, b)
-		}
-	}
-	slices.SortFunc(snap.roleBindings, func(a, b *rbacv1.RoleBinding) int { return strings.Compare(a.Name, b.Name) })
-	return snap
+	return 0
 }
 
 // appliesTo returns the first subject that names u, and whether one does.
@@ -317,11 +384,23 @@ func forbidden(u User, a attributes, reason string) error {
 }
 
 // listTyped returns the stored objects of a built-in resource (of a namespace, or all), decoded;
-// one that does not decode is left out.
+// one that does not decode is left out. The objects are shared with the callers before and after
+// (typedLists), who must not modify them.
 func (s *Server) listTyped(ctx context.Context, gr schema.GroupResource, namespace string) []runtime.Object {
 	r := s.servedGR(gr)
 	if r == nil {
 		return nil
+	}
+	k := typedListKey{gr: gr, namespace: namespace}
+	// The resourceVersion is read before the list, so a write between the two makes the next
+	// call decode again rather than keep a stale list.
+	rv := r.cache.ResourceVersion()
+	m := &s.typedLists
+	m.mu.Lock()
+	l, ok := m.lists[k]
+	m.mu.Unlock()
+	if ok && l.rv == rv {
+		return l.objs
 	}
 	page, err := r.cache.List(ctx, watchcache.ListOptions{Namespace: namespace, ResourceVersion: "0"})
 	if err != nil {
@@ -333,8 +412,36 @@ func (s *Server) listTyped(ctx context.Context, gr schema.GroupResource, namespa
 			out = append(out, obj)
 		}
 	}
+	m.mu.Lock()
+	if m.lists == nil || len(m.lists) >= maxTypedLists {
+		m.lists = map[typedListKey]typedList{}
+	}
+	m.lists[k] = typedList{rv: rv, objs: out}
+	m.mu.Unlock()
 	return out
 }
+
+// typedLists keeps the lists listTyped last decoded, with their cache's resourceVersion before
+// the read: admission reads the same few lists on every write (a pod create the priority
+// classes and the namespace's limit ranges, an authorization the RBAC objects) and decodes them
+// again only once a write changed their resource.
+type typedLists struct {
+	mu    sync.Mutex
+	lists map[typedListKey]typedList
+}
+
+type typedListKey struct {
+	gr        schema.GroupResource
+	namespace string
+}
+
+type typedList struct {
+	rv   uint64
+	objs []runtime.Object
+}
+
+// maxTypedLists bounds typedLists; past it, it starts over.
+const maxTypedLists = 1024
 
 // bootstrapRBAC returns the built-in cluster roles and their bindings, as kube-apiserver 1.37.2's
 // bootstrap policy has them (read from the oracle). They are new on every call: callers may keep

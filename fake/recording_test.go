@@ -97,7 +97,7 @@ func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step stri
 	t.Helper()
 	want := r.observed(t)
 	srv := fake.NewTest(t, opts)
-	target := server{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
+	target := server{base: srv.URL(), client: &http.Client{Transport: srv.Transport()}}
 	defer target.client.CloseIdleConnections()
 	if r.setup != nil {
 		r.setup(t, &target)

@@ -84,7 +84,15 @@ func protobufBody(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: protobuf of %s: %w", kind, err)
 	}
-	return wire.AppendObject(nil, gv.WithKind(kind), b)
+	gvk := gv.WithKind(kind)
+	obj, ok := storedDecodings.get(b, nil)
+	if !ok {
+		if obj, err = wire.Decode(gvk, b); err != nil {
+			return nil, err
+		}
+		storedDecodings.decoded(b, obj)
+	}
+	return wire.AppendDecoded(nil, gvk, obj)
 }
 
 // encodedWriter is a response negotiated to enc; writeBody converts to it. Unwrap lets

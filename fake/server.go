@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
+	"github.com/watchcache/watchcache/internal/inproc"
 	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/selection"
 	"github.com/watchcache/watchcache/watchcache"
@@ -115,7 +117,8 @@ const (
 	Update Operation = "UPDATE"
 )
 
-// Server is a writable Kubernetes API server on a loopback listener.
+// Server is a writable Kubernetes API server on a loopback listener, which its Config reaches in
+// process (Config, NetworkConfig).
 //
 // Concurrency: any number of clients may use it at once. Writes of one object are serialized by
 // that object's lock; a server-wide lock is held only to give each write the next resourceVersion
@@ -140,6 +143,10 @@ type Server struct {
 	serviceMu sync.Mutex
 	// quotaMu serializes quota admission's read and charge of quotas (quota.go).
 	quotaMu sync.Mutex
+	// rbac is the RBAC objects authorization last decoded and typedLists the lists admission
+	// last decoded (rbac.go).
+	rbac       rbacMemo
+	typedLists typedLists
 
 	// fields is the patch engine: patches, apply and managedFields.
 	fields *patch.Patcher
@@ -177,6 +184,8 @@ type Server struct {
 	http   *http.Server
 	host   string
 	closed sync.Once
+	// inproc serves Config's clients: the handler called from the client's RoundTrip.
+	inproc *inproc.Transport
 }
 
 // served is one resource with its cache.
@@ -203,8 +212,24 @@ func NewServer(opts Options) (*Server, error) {
 	s.ln = ln
 	s.host = "http://" + ln.Addr().String()
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s.inproc = inproc.New(s, ln.Addr().String())
+	s.inproc.Logger = opts.Logger
+	s.inproc.Streams = mayStream
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
+}
+
+// mayStream reports the requests whose answer the server flushes before its handler returns:
+// watches (a watch parameter, whatever its value, or a /watch/ path), which the in-process
+// transport serves in a goroutine of their own. A watch it missed would hold its client until
+// the watch ends, and a request it reports in excess only costs that goroutine, so it errs
+// towards yes.
+func mayStream(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	q := r.URL.RawQuery
+	return strings.Contains(r.URL.Path, "/watch") || strings.Contains(q, "watch") || (strings.Contains(q, "%") && r.URL.Query().Has("watch"))
 }
 
 // NewTest starts a Server for a test and closes it when the test and its subtests have finished.
@@ -220,8 +245,8 @@ func NewTest(tb testing.TB, opts Options) *Server {
 }
 
 // NewHandler returns a Server that serves no listener: its ServeHTTP is the whole API, for
-// embedding in another server (watchcache serve does). Config and URL are empty for it; Close
-// stops its caches.
+// embedding in another server (watchcache serve does). Config, NetworkConfig and URL have no host
+// and Transport is nil for it; Close stops its caches.
 func NewHandler(opts Options) (*Server, error) { return newServer(opts) }
 
 func newServer(opts Options) (*Server, error) {
@@ -388,11 +413,38 @@ func (s *Server) catchUp(r *served) {
 	}
 }
 
-// Config returns a rest.Config for the server: its URL, no credentials (its requests are Admin's,
-// whom the server allows everything) and no client-side rate limit. The Config is new on every
-// call.
+// Config returns a rest.Config for the server that reaches it in process: its Transport calls the
+// server's handler (ServeHTTP: authentication, the request log, injected faults, everything) from
+// the client's RoundTrip, with no socket and no HTTP parsing, and the answers are those the
+// listener gives, watches streaming. Host is the listener's URL, which the Transport serves;
+// client-go still wraps the Transport with what the Config asks for (BearerToken, Impersonate,
+// UserAgent, Wrap). It has no credentials (its requests are Admin's, whom the server allows
+// everything) and no client-side rate limit. The Config is new on every call.
+//
+// client-go refuses TLS options (TLSClientConfig, Insecure) beside a Transport; a client that
+// needs them, a proxy, its own dialer or a real connection (exec and port-forward dialers, another
+// process) takes NetworkConfig.
 func (s *Server) Config() *rest.Config {
+	cfg := s.NetworkConfig()
+	if s.inproc != nil {
+		cfg.Transport = s.inproc
+	}
+	return cfg
+}
+
+// NetworkConfig returns a rest.Config for the server over its loopback listener: Config without
+// its Transport, so that client-go dials the server and speaks HTTP to it.
+func (s *Server) NetworkConfig() *rest.Config {
 	return &rest.Config{Host: s.host, QPS: -1, UserAgent: rest.DefaultKubernetesUserAgent()}
+}
+
+// Transport returns the http.RoundTripper of Config: it serves the requests to URL in process
+// and fails any other. It is nil for a server of NewHandler.
+func (s *Server) Transport() http.RoundTripper {
+	if s.inproc == nil {
+		return nil
+	}
+	return s.inproc
 }
 
 // URL returns the server's base URL, e.g. http://127.0.0.1:41234.
@@ -441,10 +493,13 @@ func (s *Server) Resources() []schema.GroupVersionResource {
 	return append(out, s.customGVRs()...)
 }
 
-// Close stops the server: running watches end, the listener and connections close. It waits
-// for nothing else.
+// Close stops the server: running watches end, the listener and connections close, and Config's
+// clients are refused as a closed listener refuses connections. It waits for nothing else.
 func (s *Server) Close() {
 	s.closed.Do(func() {
+		if s.inproc != nil {
+			s.inproc.Close()
+		}
 		close(s.done)
 		s.controllers.Wait()
 		s.stopCaches()

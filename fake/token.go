@@ -311,8 +311,41 @@ func (s *Server) reviewToken(ctx context.Context, token string, audiences []stri
 	return tokenUser{user: u, audiences: accepted}, nil
 }
 
-// verifyToken returns the claims of a token signToken made, or false.
+// verifiedTokens holds the claims of the tokens verifyToken accepted: a signature check is about
+// a hundred microseconds of CPU, which every request with a service account's token would
+// otherwise pay (BenchmarkServiceAccountGet). The claims are a function of the token alone — the
+// key is the process's — and what depends on time or on stored objects (expiry, the service
+// account, the pod) is checked on every request by reviewToken.
+var verifiedTokens struct {
+	sync.Mutex
+	claims map[string]tokenClaims
+}
+
+// maxVerifiedTokens bounds verifiedTokens; past it, it starts over.
+const maxVerifiedTokens = 1024
+
+// verifyToken returns the claims of a token signToken made, or false. The claims are shared
+// between callers, who must not modify them.
 func verifyToken(token string) (tokenClaims, bool) {
+	verifiedTokens.Lock()
+	c, ok := verifiedTokens.claims[token]
+	verifiedTokens.Unlock()
+	if ok {
+		return c, true
+	}
+	if c, ok = verifySignedToken(token); ok {
+		verifiedTokens.Lock()
+		if verifiedTokens.claims == nil || len(verifiedTokens.claims) >= maxVerifiedTokens {
+			verifiedTokens.claims = map[string]tokenClaims{}
+		}
+		verifiedTokens.claims[token] = c
+		verifiedTokens.Unlock()
+	}
+	return c, ok
+}
+
+// verifySignedToken checks a token's signature with the process's key and decodes its claims.
+func verifySignedToken(token string) (tokenClaims, bool) {
 	key, err := tokenKey()
 	if err != nil {
 		return tokenClaims{}, false

@@ -482,19 +482,25 @@ func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m
 		// (reference/observed-defaults.md, job: the template's generated labels are the job's).
 		defaultJobLabels(j)
 	}
-	if checkExists {
-		cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
-		if err != nil {
-			return nil, err
-		}
-		if cur != nil {
-			return nil, validatedError{alreadyExists(r, m.GetName())}
-		}
-	}
 	if dry {
+		if checkExists {
+			cur, err := current(ctx, r, m.GetNamespace(), m.GetName())
+			if err != nil {
+				return nil, err
+			}
+			if cur != nil {
+				return nil, validatedError{alreadyExists(r, m.GetName())}
+			}
+		}
 		return encodeStored(r.resourceType, obj)
 	}
-	return s.commit(r, watchcache.Added, obj, nil)
+	// commit finds a name that exists (it compares the stored object with none under the
+	// server-wide lock) and answers its 409, so a write does not read the cache for it first.
+	b, err := s.commit(r, watchcache.Added, obj, nil)
+	if checkExists && apierrors.IsAlreadyExists(err) {
+		return nil, validatedError{err}
+	}
+	return b, err
 }
 
 // admitValidating runs the validating admission the fake reproduces, after validation, in the

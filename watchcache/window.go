@@ -2,7 +2,7 @@ package watchcache
 
 import (
 	"fmt"
-	"sort"
+	"math/bits"
 	"time"
 )
 
@@ -89,7 +89,7 @@ func (w *window) push(e entry, count int, age time.Duration, retire func(entry))
 
 // atOrBefore returns the newest entry with rv ≤ target: the view a read at target sees.
 func (w *window) atOrBefore(target uint64) (entry, bool) {
-	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv > target })
+	i := w.upper(target)
 	if i == 0 {
 		return entry{}, false
 	}
@@ -98,14 +98,17 @@ func (w *window) atOrBefore(target uint64) (entry, bool) {
 
 // find returns the index of the entry at exactly rv.
 func (w *window) find(rv uint64) (int, bool) {
-	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv >= rv })
+	if rv == 0 {
+		return 0, len(w.entries) > 0 && w.entries[0].rv == 0
+	}
+	i := w.upper(rv - 1)
 	return i, i < len(w.entries) && w.entries[i].rv == rv
 }
 
 // after returns a copy of the retained entries with rv > since, oldest first. It copies because the
 // writer clears evicted entries in place.
 func (w *window) after(since uint64) []entry {
-	i := sort.Search(len(w.entries), func(i int) bool { return w.entries[i].rv > since })
+	i := w.upper(since)
 	return append([]entry(nil), w.entries[i:]...)
 }
 
@@ -123,4 +126,47 @@ func (w *window) tooOld(rv uint64) error {
 		return &ExpiredError{Message: fmt.Sprintf("too old resource version: %d (%d)", rv, oldest-1)}
 	}
 	return nil
+}
+
+// upper returns the index of the first entry with rv > target (len(entries) if none). Entries'
+// RVs increase, most often by one (a resource's events are most of the RVs its source gives out),
+// so a guess interpolated between two entries' RVs lands on the answer or next to it: a continue
+// page's read of a 20,000-entry window then probes two entries instead of fifteen. Each round also
+// halves the range, which bounds the probes by twice a binary search's when the RVs are uneven.
+func (w *window) upper(target uint64) int {
+	e := w.entries
+	n := len(e)
+	if n == 0 || target < e[0].rv {
+		return 0
+	}
+	if target >= e[n-1].rv {
+		return n
+	}
+	lo, hi := 0, n-1 // e[lo].rv ≤ target < e[hi].rv
+	for hi-lo > 1 {
+		// off < span, so off*(hi-lo) / span fits and is below hi-lo.
+		span, off := e[hi].rv-e[lo].rv, target-e[lo].rv
+		mh, ml := bits.Mul64(off, uint64(hi-lo))
+		q, _ := bits.Div64(mh, ml, span)
+		g := min(max(lo+int(q), lo+1), hi-1)
+		if e[g].rv <= target {
+			lo = g
+			if e[g+1].rv > target {
+				return g + 1
+			}
+		} else {
+			hi = g
+			if e[g-1].rv <= target {
+				return g
+			}
+		}
+		if hi-lo > 1 {
+			if m := int(uint(lo+hi) >> 1); e[m].rv <= target {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+	}
+	return hi
 }

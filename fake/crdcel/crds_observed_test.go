@@ -50,7 +50,7 @@ func TestObservedCRDsWithValidator(t *testing.T) {
 				c.Steps = append(c.Steps, celStep{Name: st.Name, Method: st.Method, Path: st.Path, ContentType: st.ContentType, Body: st.Body})
 			}
 			srv := fake.NewTest(t, fake.Options{CustomResourceValidator: crdcel.New()})
-			tg := target{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
+			tg := target{base: srv.URL(), client: &http.Client{Transport: srv.Transport()}}
 			defer tg.client.CloseIdleConnections()
 			got := runCase(t, tg, c, 0)
 			for i, w := range rc.Steps {

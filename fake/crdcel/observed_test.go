@@ -228,7 +228,7 @@ func TestObservedCEL(t *testing.T) {
 				t.Fatalf("recorded case %s is not in celCases", wc.Name)
 			}
 			srv := fake.NewTest(t, fake.Options{CustomResourceValidator: crdcel.New()})
-			tg := target{base: srv.URL(), client: &http.Client{Transport: &http.Transport{}}}
+			tg := target{base: srv.URL(), client: &http.Client{Transport: srv.Transport()}}
 			defer tg.client.CloseIdleConnections()
 			got := runCase(t, tg, c, 0)
 			if len(got.Steps) != len(wc.Steps) {

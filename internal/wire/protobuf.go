@@ -142,6 +142,22 @@ func AppendObject(dst []byte, gvk schema.GroupVersionKind, obj []byte) ([]byte, 
 	return appendEnveloped(dst, gvk.GroupVersion().String(), gvk.Kind, m)
 }
 
+// Decode decodes an object's JSON into a new object of kind gvk, as AppendObject does before it
+// encodes it: for a caller that keeps the decoded object (AppendDecoded encodes it).
+func Decode(gvk schema.GroupVersionKind, obj []byte) (runtime.Object, error) {
+	return decode(gvk, obj)
+}
+
+// AppendDecoded appends the enveloped protobuf encoding of obj, an object of kind gvk that Decode
+// returned (or any object of a k8s.io/api type). It does not change obj.
+func AppendDecoded(dst []byte, gvk schema.GroupVersionKind, obj runtime.Object) ([]byte, error) {
+	m, ok := obj.(marshaller)
+	if !ok {
+		return dst, fmt.Errorf("wire: %s has no protobuf encoding", gvk.Kind)
+	}
+	return appendEnveloped(dst, gvk.GroupVersion().String(), gvk.Kind, m)
+}
+
 // statusGV is the apiVersion the apiserver writes on every Status, whatever the group.
 const statusGV = "v1"
 

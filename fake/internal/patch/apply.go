@@ -6,7 +6,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 )
@@ -14,7 +13,7 @@ import (
 // apply merges a server-side apply configuration into live (an empty object of the kind when live
 // is nil, so apply creates) with the structured-merge field manager: ownership, conflicts (409 with
 // one cause per conflicting field) and force are the library's.
-func (p *Patcher) apply(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
+func (p *Patcher) apply(k kind, fm *fieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	cfg := &unstructured.Unstructured{Object: map[string]any{}}
 	// The apiserver reads every apply body as YAML; a JSON body that YAML reads the same is read
 	// as JSON, which costs a fifth as much. A JSON body with duplicate fields goes the YAML way,

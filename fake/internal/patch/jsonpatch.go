@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/watchcache/watchcache/fake/internal/patch/internal/handlers"
@@ -22,7 +21,7 @@ const maxJSONPatchOperations = 10000
 
 // jsonPatch applies an RFC 6902 JSON patch or an RFC 7386 merge patch to live, as the apiserver
 // does: on the versioned JSON of the stored object, then decoded back into the kind.
-func (p *Patcher) jsonPatch(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
+func (p *Patcher) jsonPatch(k kind, fm *fieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	currentJS, err := p.encode(k, live)
 	if err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ type Patcher struct {
 	serializer *kjson.Serializer
 	strict     *kjson.Serializer
 
-	managers sync.Map // managerKey -> *managedfields.FieldManager
+	managers sync.Map // managerKey -> *fieldManager
 	kinds    sync.Map // schema.GroupVersionKind -> kind, for the scheme's kinds
 	customs  sync.Map // schema.GroupVersionKind -> *CustomType
 
@@ -86,6 +86,10 @@ type Patcher struct {
 	// client-go's type converter does not know: without it their writes lose managedFields. It is
 	// built on first need, as typed is.
 	apiextensions func() managedfields.TypeConverter
+
+	// full makes the field managers of built-in kinds only as the apiserver builds them, without
+	// their lean twins (fieldManager), for tests that compare the two.
+	full bool
 
 	// preparing is set by Prepare; prepared is closed when the build Prepare started ends.
 	prepare   sync.Once
@@ -376,19 +380,30 @@ func (p *Patcher) kindOf(gvk schema.GroupVersionKind) (kind, error) {
 	return kind{gvk: gvk, new: func() runtime.Object { return &unstructured.Unstructured{Object: map[string]any{}} }}, nil
 }
 
-func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.FieldManager, error) {
+func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error) {
 	key := managerKey{k.gvk, subresource}
 	if fm, ok := p.managers.Load(key); ok {
-		return fm.(*managedfields.FieldManager), nil
+		return fm.(*fieldManager), nil
 	}
-	var fm *managedfields.FieldManager
+	fm := &fieldManager{}
 	var err error
 	custom := p.customType(k.gvk)
 	status := (k.typed && hasStatus(p.scheme, k.gvk)) || (custom != nil && custom.Status)
 	reset := resetFields(k.gvk, subresource, status)
+	// typedManager builds a built-in kind's field manager twice: as the apiserver does, and lean.
+	typedManager := func(tc managedfields.TypeConverter) (err error) {
+		if fm.full, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
+			return err
+		}
+		if p.full {
+			return nil
+		}
+		fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		return err
+	}
 	switch {
 	case k.typed && k.gvk.Group == apiextensionsv1.GroupName:
-		fm, err = managedfields.NewDefaultFieldManager(p.apiextensions(), p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		err = typedManager(p.apiextensions())
 	case k.typed:
 		tc := p.typed()
 		if _, terr := tc.ObjectToTyped(k.empty()); terr != nil {
@@ -396,17 +411,17 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*managedfields.Field
 			// apiserver's OpenAPI models have): its fields are deduced from the object.
 			tc = p.deduced
 		}
-		fm, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		err = typedManager(tc)
 	case custom != nil:
-		fm, err = managedfields.NewDefaultCRDFieldManager(custom.TypeConverter, unstructuredConvertor{}, schemaDefaults{custom.Default}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm.full, err = managedfields.NewDefaultCRDFieldManager(custom.TypeConverter, unstructuredConvertor{}, schemaDefaults{custom.Default}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	default:
-		fm, err = managedfields.NewDefaultCRDFieldManager(p.deduced, unstructuredConvertor{}, noDefaults{}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm.full, err = managedfields.NewDefaultCRDFieldManager(p.deduced, unstructuredConvertor{}, noDefaults{}, unstructuredCreater{}, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("patch: field manager for %v: %w", k.gvk, err)
 	}
 	got, _ := p.managers.LoadOrStore(key, fm)
-	return got.(*managedfields.FieldManager), nil
+	return got.(*fieldManager), nil
 }
 
 // decode reads a stored object into the kind's type.

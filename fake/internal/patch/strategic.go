@@ -7,7 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	sigsjson "sigs.k8s.io/json"
@@ -15,7 +14,7 @@ import (
 
 // strategicPatch applies a strategic merge patch with the kind's Go struct as the schema (patch
 // strategies and merge keys come from its struct tags), as the apiserver does for built-in kinds.
-func (p *Patcher) strategicPatch(k kind, fm *managedfields.FieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
+func (p *Patcher) strategicPatch(k kind, fm *fieldManager, live runtime.Object, req Request, fc *fieldCheck) (runtime.Object, error) {
 	if !k.typed {
 		return nil, unsupportedMediaType(k)
 	}

@@ -1,0 +1,150 @@
+package patch
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// fieldManager is a kind's field manager for one subresource, built twice for the scheme's kinds:
+// full is apimachinery's field manager as the apiserver builds it; lean is the same over
+// conversions that leave out what cannot change its answer (leanConverter, sameVersion) and is
+// nil for kinds without it (custom resources). Both are safe for concurrent use.
+type fieldManager struct {
+	full, lean *managedfields.FieldManager
+}
+
+// UpdateNoErrors is the field manager's UpdateNoErrors (a non-apply write by manager), with lean
+// when neither object's field ownership can name metadata.managedFields.
+func (f *fieldManager) UpdateNoErrors(live, obj runtime.Object, manager string) runtime.Object {
+	return f.pick(live, obj).UpdateNoErrors(live, obj, manager)
+}
+
+// Apply is the field manager's Apply of cfg to live by manager, with lean when live's field
+// ownership cannot name metadata.managedFields.
+func (f *fieldManager) Apply(live, cfg runtime.Object, manager string, force bool) (runtime.Object, error) {
+	return f.pick(live).Apply(live, cfg, manager, force)
+}
+
+// pick returns lean unless one of objs' managedFields entries or last-applied configuration might
+// name metadata.managedFields, whose ownership only full tells.
+func (f *fieldManager) pick(objs ...runtime.Object) *managedfields.FieldManager {
+	if f.lean == nil {
+		return f.full
+	}
+	for _, obj := range objs {
+		if mayNameManagedFields(obj) {
+			return f.full
+		}
+	}
+	return f.lean
+}
+
+// mayNameManagedFields reports whether obj's managedFields entries (the field sets the field
+// manager decodes) or its kubectl last-applied configuration (the object the field manager
+// compares with the live one on a conflict) might name a path under metadata.managedFields, or
+// whether an entry's fieldsV1 is not a JSON object, which the full conversion of the object
+// fails on (the field manager then keeps the live object's managedFields) and the lean one does
+// not see. It is a byte search, so it errs towards yes: any mention of "managedFields", or any \u
+// escape, which could spell one.
+func mayNameManagedFields(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return true
+	}
+	for _, e := range m.GetManagedFields() {
+		if e.FieldsV1 == nil || !isJSONObject(e.FieldsV1.Raw) ||
+			bytes.Contains(e.FieldsV1.Raw, []byte("managedFields")) || bytes.Contains(e.FieldsV1.Raw, []byte(`\u`)) {
+			return true
+		}
+	}
+	last := m.GetAnnotations()[corev1.LastAppliedConfigAnnotation]
+	return strings.Contains(last, "managedFields") || strings.Contains(last, `\u`)
+}
+
+// isJSONObject reports whether b is one valid JSON object.
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}
+
+// leanConverter is a TypeConverter that converts a typed object as if its metadata.managedFields
+// were empty. The field manager converts the live object to the structured-merge-diff typed value
+// it compares, merges and prunes, managedFields included: the entries' times are marshalled and
+// their field sets unmarshalled from JSON, and the whole subtree is walked by every comparison,
+// for nothing, when no manager's field set names it:
+//   - metadata.managedFields is one atomic list (client-go's schema), in the set every manager's
+//     is stripped of (the field manager's stripMetaManager), so it is no manager's field;
+//   - on apply the applied configuration may not hold managedFields (a 400 before any conversion),
+//     so the merged object's managedFields are the live object's, and compare equal to them;
+//     without them on either side there is nothing to compare either;
+//   - on update the new object's managedFields are removed before the conversion, so with them on
+//     the live side the comparison finds the path removed, which only changes a field set that
+//     holds it: none does;
+//   - the object the field manager returns gets its managedFields set from the field sets after
+//     the merge, whatever the merge left there.
+//
+// fieldManager.pick keeps the full converter for the objects whose field sets might hold the path.
+type leanConverter struct{ managedfields.TypeConverter }
+
+// ObjectToTyped is the wrapped converter's, on a shallow copy of a typed object without
+// managedFields when it has some; obj is not changed.
+func (c leanConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return c.TypeConverter.ObjectToTyped(withoutManagedFields(obj), opts...)
+}
+
+// withoutManagedFields returns obj, or a shallow copy of it without managedFields when it is a
+// typed object (a pointer to a struct) that has some. The copy shares everything else with obj;
+// the converter only reads it.
+func withoutManagedFields(obj runtime.Object) runtime.Object {
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil || len(m.GetManagedFields()) == 0 {
+		return obj
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return obj
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	out, ok := cp.Interface().(runtime.Object)
+	if !ok {
+		return obj
+	}
+	if cm, err := meta.Accessor(out); err == nil {
+		cm.SetManagedFields(nil)
+		return out
+	}
+	return obj
+}
+
+// sameVersion is the scheme as the field manager's ObjectConvertor, without the deep copy the
+// scheme makes of a typed object that already is of the version asked for. The field manager
+// converts the live object and the new one to their own version before it reads them into typed
+// values, and its result to its own version after defaulting it; none of these uses of the
+// converted object changes it while the original is in use, so the copy is the object itself.
+type sameVersion struct{ *runtime.Scheme }
+
+// ConvertToVersion returns in itself when it is typed, the scheme knows its Go type, and the kind
+// its type meta says is the one target picks among the type's kinds; else it is the scheme's.
+func (s sameVersion) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	if _, ok := in.(runtime.Unstructured); !ok {
+		if kinds, _, err := s.ObjectKinds(in); err == nil {
+			if gvk, ok := target.KindForGroupVersionKinds(kinds); ok && gvk.Version != runtime.APIVersionInternal &&
+				gvk == in.GetObjectKind().GroupVersionKind() && !gvk.Empty() {
+				return in, nil
+			}
+		}
+	}
+	return s.Scheme.ConvertToVersion(in, target)
+}
