@@ -182,10 +182,10 @@ func TestMatchConditionWarnings(t *testing.T) {
 	want := func(name string) string {
 		return `webhook "` + name + `": the fake does not evaluate matchConditions (CEL); it calls the webhook as if they all held`
 	}
-	if got := kindWarnings(m, nil); len(got) != 1 || got[0] != want("b") {
+	if got := (&Server{}).kindWarnings(m, nil); len(got) != 1 || got[0] != want("b") {
 		t.Errorf("mutating: %q", got)
 	}
-	if got := kindWarnings(v, nil); len(got) != 1 || got[0] != want("c") {
+	if got := (&Server{}).kindWarnings(v, nil); len(got) != 1 || got[0] != want("c") {
 		t.Errorf("validating: %q", got)
 	}
 }
