@@ -404,15 +404,19 @@ func (s *Server) validateAttributes(t target, a *admissionAttributes) error {
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	// All are matched before any is called, as the apiserver's dispatcher does: a matchCondition
+	// that fails to evaluate refuses the request before a webhook can.
+	var relevant []*webhook
 	for i := range hooks {
-		h := &hooks[i]
-		ok, err := s.matches(t.admit, h, a)
+		ok, err := s.matches(t.admit, &hooks[i], a)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
+		if ok {
+			relevant = append(relevant, &hooks[i])
 		}
+	}
+	for _, h := range relevant {
 		if _, err := s.call(t.admit, h, a); err != nil {
 			return err
 		}

@@ -130,9 +130,13 @@ func startHookServer(t *testing.T) *hookServer {
 	hs := &hookServer{}
 	hs.Server = httptest.NewTLSServer(http.HandlerFunc(hs.serve))
 	t.Cleanup(hs.Close)
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})
-	hs.caBundle = base64.StdEncoding.EncodeToString(ca)
+	hs.caBundle = base64.StdEncoding.EncodeToString(caBundle(hs.Server))
 	return hs
+}
+
+// caBundle is the PEM certificate a webhook's clientConfig trusts to call the TLS server.
+func caBundle(srv *httptest.Server) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 }
 
 // vars are the placeholders of the server's URL and CA bundle.
