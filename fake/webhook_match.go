@@ -6,6 +6,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // WebhookMatchConditions evaluates admission webhooks' matchConditions
@@ -22,6 +23,18 @@ type WebhookMatchConditions interface {
 	// webhook's failurePolicy decides (Fail refuses the request with the apiserver's 403, Ignore
 	// skips the webhook).
 	Match(ctx context.Context, m WebhookMatch) (bool, error)
+}
+
+// MatchConditionsValidator is a WebhookMatchConditions that also compiles matchConditions when a
+// webhook configuration is written, as the apiserver's validation of it does: a condition that
+// does not compile, is not a bool, or exceeds the cost limit fails the write with a 422. The fake
+// finds it by a type assertion on Options.WebhookMatchConditions; without it, it compiles none.
+type MatchConditionsValidator interface {
+	WebhookMatchConditions
+	// ValidateMatchCondition returns the errors of one condition's expression (trimmed, not
+	// empty) at p; stored says the configuration being updated already has it, which the
+	// apiserver compiles in the more lenient environment of stored expressions.
+	ValidateMatchCondition(expression string, stored bool, p *field.Path) field.ErrorList
 }
 
 // WebhookMatch is what a webhook's matchConditions are evaluated on. The fake builds one per

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/watchcache/watchcache/fake"
@@ -98,5 +99,55 @@ func TestWebhookMatchConditionsHook(t *testing.T) {
 				t.Errorf("called %v, want %v", called, tc.called)
 			}
 		})
+	}
+}
+
+// compilingConditions is a MatchConditionsValidator that needs no CEL: "bad" does not compile
+// unless stored, and it records which expressions it was told were stored.
+type compilingConditions struct {
+	conditionsByName
+	stored map[string]bool
+}
+
+func (c compilingConditions) ValidateMatchCondition(expression string, stored bool, p *field.Path) field.ErrorList {
+	c.stored[expression] = stored
+	if expression == "bad" && !stored {
+		return field.ErrorList{field.Invalid(p, expression, "compilation failed")}
+	}
+	return nil
+}
+
+// TestMatchConditionsValidator: with a MatchConditionsValidator, a configuration's conditions are
+// compiled when it is written — a create with one that does not compile is a 422 naming it — and
+// an update compiles the conditions the configuration already had as stored ones.
+func TestMatchConditionsValidator(t *testing.T) {
+	v := compilingConditions{conditionsByName{t}, map[string]bool{}}
+	srv := fake.NewTest(t, fake.Options{WebhookMatchConditions: v})
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	ctx := context.Background()
+	none := admissionregistrationv1.SideEffectClassNone
+	url := "https://127.0.0.1:1/"
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "compiled"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "w.example.com", SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+			ClientConfig:    admissionregistrationv1.WebhookClientConfig{URL: &url},
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "a", Expression: "good"}, {Name: "b", Expression: "bad"}}}},
+	}
+	_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{})
+	want := `ValidatingWebhookConfiguration.admissionregistration.k8s.io "compiled" is invalid: webhooks[0].matchConditions[1].expression: Invalid value: "bad": compilation failed`
+	if !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Fatalf("create: %v, want %s", err, want)
+	}
+	cfg.Webhooks[0].MatchConditions = cfg.Webhooks[0].MatchConditions[:1]
+	created, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Webhooks[0].MatchConditions = append(created.Webhooks[0].MatchConditions, admissionregistrationv1.MatchCondition{Name: "c", Expression: "new"})
+	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !v.stored["good"] || v.stored["new"] {
+		t.Errorf("stored: %v, want good only", v.stored)
 	}
 }

@@ -13,11 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
 	celplugin "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/watchcache/watchcache/fake"
@@ -29,10 +31,14 @@ import (
 // variables (object, oldObject, request, authorizer, authorizer.requestResource), the same runtime
 // cost budget, and the same answer (false as soon as one condition is false, else the aggregate
 // of the evaluation errors). It compiles a webhook's conditions once, on first use, and keeps them
-// by their names and expressions. Use WebhookMatchConditions to make one; it is safe for
-// concurrent use.
+// by their names and expressions. It also compiles the conditions of a webhook configuration
+// being written, as the apiserver's validation does (fake.MatchConditionsValidator). Use
+// WebhookMatchConditions to make one; it is safe for concurrent use.
 type MatchConditions struct {
 	compiler celplugin.ConditionCompiler
+	// validator compiles one expression as the apiserver's validation of a webhook
+	// configuration does.
+	validator celplugin.Compiler
 
 	mu       sync.Mutex
 	compiled map[string]celplugin.ConditionEvaluator
@@ -45,13 +51,39 @@ const maxCompiledConditions = 1024
 
 // WebhookMatchConditions returns the evaluator to set as fake.Options.WebhookMatchConditions.
 func WebhookMatchConditions() fake.WebhookMatchConditions {
+	env := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
 	return &MatchConditions{
-		compiler: celplugin.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())),
-		compiled: map[string]celplugin.ConditionEvaluator{},
+		compiler:  celplugin.NewConditionCompiler(env),
+		validator: celplugin.NewCompiler(env),
+		compiled:  map[string]celplugin.ConditionEvaluator{},
 	}
 }
 
-var _ fake.WebhookMatchConditions = (*MatchConditions)(nil)
+var _ fake.MatchConditionsValidator = (*MatchConditions)(nil)
+
+// ValidateMatchCondition compiles one condition's expression as the apiserver's validation of a
+// webhook configuration does (validateMatchConditionsExpression): in the environment of new
+// expressions unless stored, with the authorizer, its error converted to a field error.
+func (mc *MatchConditions) ValidateMatchCondition(expression string, stored bool, p *field.Path) field.ErrorList {
+	env := environment.NewExpressions
+	if stored {
+		env = environment.StoredExpressions
+	}
+	res := mc.validator.CompileCELExpression(&matchconditions.MatchCondition{Expression: expression},
+		celplugin.OptionalVariableDeclarations{HasAuthorizer: true}, env)
+	if res.Error == nil {
+		return nil
+	}
+	switch res.Error.Type {
+	case apiservercel.ErrorTypeRequired:
+		return field.ErrorList{field.Required(p, res.Error.Detail)}
+	case apiservercel.ErrorTypeInvalid:
+		return field.ErrorList{field.Invalid(p, expression, res.Error.Detail)}
+	case apiservercel.ErrorTypeInternal:
+		return field.ErrorList{field.InternalError(p, res.Error)}
+	}
+	return field.ErrorList{field.InternalError(p, fmt.Errorf("unsupported error type: %w", res.Error))}
+}
 
 // Match evaluates m.Conditions as the apiserver's webhook dispatcher does, with failurePolicy
 // Fail so that every evaluation error is returned: the fake applies the webhook's policy.

@@ -30,7 +30,8 @@ const matchFile = "testdata/observed-matchconditions.json"
 
 // matchCases are admission webhooks with matchConditions: each case has a mutating webhook (at
 // /mutate, which labels the config map it is sent mutated=yes) and a validating one (at /allow)
-// of config maps in the case's namespace, with the same conditions unless said otherwise.
+// of config maps in the case's namespace, with the same conditions unless said otherwise;
+// mcinvalid writes configurations whose conditions do not compile.
 var matchCases = []celCase{
 	{Name: "mcselect", Steps: []celStep{
 		{Name: "namespace", Method: "POST", Path: "/api/v1/namespaces", Body: namespaceBody},
@@ -71,6 +72,16 @@ var matchCases = []celCase{
 			mcHook("v-list.mcauthz.example.com", "/allow", `[{"name":"may-list-pods","expression":"authorizer.group('').resource('pods').namespace(request.namespace).check('list').allowed()"}]`),
 			mcHook("v-not.mcauthz.example.com", "/allow", `[{"name":"may-not-list-pods","expression":"!authorizer.group('').resource('pods').check('list').allowed()"}]`)),
 		{Name: "create", Method: "POST", Path: cmPath, Body: `{"metadata":{"name":"c1"}}`},
+	}},
+	{Name: "mcinvalid", Steps: []celStep{
+		mcNamedConfig("Validating", "syntax", mcHook("syntax.mcinvalid.example.com", "/allow", `[{"name":"syntax","expression":"object.nope("}]`)),
+		mcNamedConfig("Validating", "not-bool", mcHook("not-bool.mcinvalid.example.com", "/allow", `[{"name":"not-bool","expression":"'x'"}]`)),
+		mcNamedConfig("Validating", "params", mcHook("params.mcinvalid.example.com", "/allow", `[{"name":"params","expression":"params.x == 1"}]`)),
+		mcNamedConfig("Mutating", "order", mcHook("order.mcinvalid.example.com", "/mutate",
+			`[{"name":"bad name!","expression":"nope"},{"name":"ok","expression":"true"},{"name":"ok","expression":"object.metadata.name.size()"}]`)),
+		mcNamedConfig("Mutating", "valid", mcHook("valid.mcinvalid.example.com", "/mutate", `[{"name":"ok","expression":"object != null"}]`)),
+		{Name: "update with a bad condition", Method: "PATCH", Path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{ns}-valid", ContentType: jsonPatch,
+			Body: `[{"op":"add","path":"/webhooks/0/matchConditions/-","value":{"name":"bad","expression":"object.nope("}}]`},
 	}},
 }
 
@@ -113,6 +124,14 @@ func selectLabel(v string) string {
 func mcConfig(kind string, hooks ...string) celStep {
 	return celStep{Name: kind + " configuration", Method: "POST", Path: "/apis/admissionregistration.k8s.io/v1/" + strings.ToLower(kind) + "webhookconfigurations",
 		Body: `{"metadata":{"name":"{ns}"},"webhooks":[` + strings.Join(hooks, ",") + `]}`}
+}
+
+// mcNamedConfig creates a Mutating or Validating webhook configuration {ns}-name.
+func mcNamedConfig(kind, name string, hooks ...string) celStep {
+	st := mcConfig(kind, hooks...)
+	st.Name = name
+	st.Body = strings.Replace(st.Body, `"name":"{ns}"`, `"name":"{ns}-`+name+`"`, 1)
+	return st
 }
 
 // hookServer is an admission webhook server over TLS: /mutate labels the object mutated=yes,
@@ -209,7 +228,7 @@ func TestRecordOracleMatchConditions(t *testing.T) {
 	hs := startHookServer(t)
 	srv := target{base: base, token: os.Getenv("WATCHCACHE_ORACLE_TOKEN"), client: &http.Client{
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the oracle's self-signed loopback certificate
-	}, vars: hs.vars(), observe: hs.observe, settle: 2 * time.Second}
+	}, vars: hs.vars(), observe: hs.observe, settle: time.Second}
 	defer srv.client.CloseIdleConnections()
 	var all []observedCase
 	for _, c := range matchCases {
@@ -290,14 +309,15 @@ func TestObservedMatchConditions(t *testing.T) {
 
 // TestObservedMatchConditionsWithoutHook shows that the replay tells: without the hook the fake
 // calls every webhook as if its conditions held, and differs from the apiserver on exactly the
-// steps where a condition is false or fails to evaluate, and on the delete of the config map that
-// the mutating webhook then labelled at its create.
+// steps where a condition is false or fails to evaluate, on the delete of the config map that
+// the mutating webhook then labelled at its create, and where a condition does not compile.
 func TestObservedMatchConditionsWithoutHook(t *testing.T) {
 	want := []string{
 		"mcselect/create skipped", "mcselect/update of frozen skipped", "mcselect/delete of frozen skipped", "mcselect/delete called without object",
 		"mcerror/mutating fails", "mcerror/mutating ignores", "mcerror/false wins over an error",
 		"mcerror/validating fails", "mcerror/validating fails on update", "mcerror/validating ignores",
 		"mcauthz/create",
+		"mcinvalid/syntax", "mcinvalid/not-bool", "mcinvalid/params", "mcinvalid/order", "mcinvalid/update with a bad condition",
 	}
 	var got []string
 	replayMatch(t, fake.Options{}, func(_ *testing.T, step string, _, _ observedStep) { got = append(got, step) })

@@ -44,8 +44,10 @@ type observedStep struct {
 
 // target is where a case's requests go. vars are further placeholders and their values; observe,
 // when set, returns what the test's webhook server received since it was last called; settle is
-// how long to wait after writing a webhook configuration, which the apiserver's webhook source
-// sees a moment after the write (the fake, before it answers).
+// how long to wait after each step for the apiserver's informers and watch cache to catch up (the
+// fake has before it answers): its webhook source sees a new configuration a moment after the
+// write, and a patch that reads an object from a cache behind the previous write is tried again,
+// calling the webhooks twice.
 type target struct {
 	base, token string
 	client      *http.Client
@@ -73,9 +75,7 @@ func runCase(t *testing.T, srv target, c celCase, wait time.Duration) observedCa
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if srv.settle > 0 && strings.Contains(st.Path, "webhookconfigurations") {
-			time.Sleep(srv.settle)
-		}
+		time.Sleep(srv.settle)
 		var reviews []json.RawMessage
 		if srv.observe != nil {
 			reviews = srv.observe()
