@@ -49,8 +49,9 @@
 // reference/observed-webhooks.md; Options.WebhookServiceURL routes service references to a
 // webhook server the test runs. Their matchConditions (CEL) are evaluated by
 // Options.WebhookMatchConditions — fake/crdcel's WebhookMatchConditions() is the apiserver's
-// matcher (reference/observed-matchconditions.md); without it a webhook is called as if its
-// conditions held, and storing its configuration answers a warning.
+// matcher (reference/observed-matchconditions.md), and, being a MatchConditionsValidator, compiles
+// them when a configuration is written; without it a webhook is called as if its conditions
+// held, and storing its configuration answers a warning.
 //
 // Start one per test with NewTest, or with NewServer and Close:
 //

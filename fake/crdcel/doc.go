@@ -10,7 +10,8 @@
 //
 // WebhookMatchConditions evaluates admission webhooks' matchConditions with the apiserver's
 // matcher, so that a webhook is called only when they hold, and an evaluation error is decided by
-// the webhook's failurePolicy, as in a cluster.
+// the webhook's failurePolicy, as in a cluster; a configuration whose conditions do not compile
+// is refused when it is written, as by the apiserver's validation.
 //
 //	srv := fake.NewTest(t, fake.Options{
 //		CustomResourceValidator: crdcel.New(),
