@@ -593,9 +593,8 @@ func (s *Server) admitComputed(r *http.Request, w http.ResponseWriter, t target,
 // matchConditionWarnings are the fake's warnings for a webhook configuration whose webhooks have
 // matchConditions when Options.WebhookMatchConditions is not set: they are CEL expressions, which
 // the fake cannot evaluate without k8s.io/apiserver, so it calls such a webhook as if they all
-// held. Refusing the configuration
-// would break a test that installs it; calling the webhook more often than a cluster does is
-// what a webhook can answer, and the warning says why it is called.
+// held. Refusing the configuration would break a test that installs it; calling the webhook more
+// often than a cluster does is what a webhook can answer, and the warning says why it is called.
 func matchConditionWarnings(obj runtime.Object) []string {
 	var out []string
 	warn := func(name string, n int) {
