@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,7 +121,8 @@ func contains(s []string, x string) bool {
 
 // validateKind is the per-kind validation the fake does beyond ObjectMeta's: a CRD's rules, a
 // custom resource's schema and scale replicas, or Options.CustomResourceValidator's in their place,
-// the spec of pods and workloads (validate_workloads.go), and the spec rules of the other
+// the spec of pods and workloads (validate_workloads.go), webhook configurations' with their
+// matchConditions compiled by a MatchConditionsValidator, and the spec rules of the other
 // built-in kinds that validateCoreKind knows (on their main resource) and validateCoreStatus
 // (on their status).
 func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
@@ -162,6 +164,12 @@ func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj,
 			errs = append(errs, validateScaleReplicas(o.Object, sc.SpecReplicasPath)...)
 		}
 		return errs
+	case *admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration:
+		// With a MatchConditionsValidator the matchConditions are compiled, as the apiserver does.
+		if v, ok := s.opts.WebhookMatchConditions.(MatchConditionsValidator); ok && subresource == "" {
+			return uniqueCauses(validateWebhookConfiguration(o, old, v))
+		}
+		return validateCoreKind(obj, old)
 	default:
 		errs := validateWorkloadKind(obj, old)
 		switch {

@@ -48,7 +48,11 @@
 // it stores are called for the writes sent to the API as kube-apiserver calls them — matching,
 // order, reinvocation, failure policies, timeouts, refusals and warnings as recorded in
 // reference/observed-webhooks.md; Options.WebhookServiceURL routes service references to a
-// webhook server the test runs.
+// webhook server the test runs. Their matchConditions (CEL) are evaluated by
+// Options.WebhookMatchConditions — fake/crdcel's WebhookMatchConditions() is the apiserver's
+// matcher (reference/observed-matchconditions.md), and, being a MatchConditionsValidator, compiles
+// them when a configuration is written; without it a webhook is called as if its conditions
+// held, and storing its configuration answers a warning.
 //
 // Start one per test with NewTest, or with NewServer and Close:
 //

@@ -140,7 +140,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 	}
 	s.stampManagedFieldsOf(old, obj) // old is cur decoded (nil when cur is)
 	if t.subresource == "" {
-		warnings = append(warnings, kindWarnings(obj, old)...)
+		warnings = append(warnings, s.kindWarnings(obj, old)...)
 	}
 	dry := dryRun(opts.DryRun)
 	if cur == nil {

@@ -49,6 +49,12 @@ type Options struct {
 	// fake's own checks (crd_validator.go): fake/crdcel's evaluates x-kubernetes-validations
 	// (CEL) rules and ratchets updates as the apiserver does.
 	CustomResourceValidator CustomResourceValidator
+	// WebhookMatchConditions, when set, evaluates admission webhooks' matchConditions (CEL), which
+	// then decide whether a webhook is called as in the apiserver: fake/crdcel's
+	// WebhookMatchConditions() evaluates them with the apiserver's own matcher. Without it, a
+	// webhook with matchConditions is called as if they all held, and storing its configuration
+	// answers a warning.
+	WebhookMatchConditions WebhookMatchConditions
 	// Logger receives one record per request (Debug; Error for 5xx answers); nil discards them.
 	Logger *slog.Logger
 	// Now is the clock of creationTimestamp and deletionTimestamp; nil means time.Now.

@@ -116,7 +116,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 			return nil, false, nil, err
 		}
 		b, err := s.createNamed(ctx, t, obj, m, dry)
-		return b, true, kindWarnings(obj, nil), err
+		return b, true, s.kindWarnings(obj, nil), err
 	}
 	old, err := decodeStored(r.resourceType, cur)
 	if err != nil {
@@ -124,7 +124,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 	}
 	var warnings []string
 	if t.subresource == "" {
-		warnings = kindWarnings(obj, old)
+		warnings = s.kindWarnings(obj, old)
 	}
 	b, err := s.updateHeld(t, obj, old, cur, dry, manager, false)
 	return b, false, warnings, err

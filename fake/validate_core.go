@@ -298,10 +298,8 @@ func coreKindCauses(obj, old runtime.Object) field.ErrorList {
 		return nil
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o, oldAs[*nodev1.RuntimeClass](old))
-	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		return validateWebhooks(validatingWebhooks(o), webhookOptionsFor(validatingWebhooks(oldAs[*admissionregistrationv1.ValidatingWebhookConfiguration](old)), old != nil))
-	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		return validateWebhooks(mutatingWebhooks(o), webhookOptionsFor(mutatingWebhooks(oldAs[*admissionregistrationv1.MutatingWebhookConfiguration](old)), old != nil))
+	case *admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration:
+		return validateWebhookConfiguration(o, old, nil)
 	case *corev1.Node:
 		errs := validateNode(o)
 		if old != nil {

@@ -9,6 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -18,7 +19,8 @@ import (
 // (pkg/apis/admissionregistration/validation and apiserver's webhook URL and service checks), as
 // recorded in reference/observed-validation-kinds.md. An update is held to the same rules as a
 // create when its old object met them (no side effects, a known review version, unique names).
-// Not reproduced: the compilation of matchConditions' CEL expressions.
+// matchConditions' CEL expressions are compiled only when Options.WebhookMatchConditions is a
+// MatchConditionsValidator (fake/crdcel's is).
 
 // webhookSpec is what the fake validates of a validating or a mutating webhook.
 type webhookSpec struct {
@@ -40,6 +42,34 @@ type webhookSpec struct {
 // them.
 type webhookOptions struct {
 	noSideEffects, knownReviewVersion, uniqueNames bool
+	// compile compiles a matchCondition's expression; nil compiles none.
+	compile func(expression string, p *field.Path) field.ErrorList
+}
+
+// validateWebhookConfiguration is the apiserver's validation of a Validating or
+// MutatingWebhookConfiguration (old nil on create), whose matchConditions v compiles when not nil:
+// an expression the old configuration has is compiled as a stored one, as the apiserver does.
+func validateWebhookConfiguration(obj, old runtime.Object, v MatchConditionsValidator) field.ErrorList {
+	var hooks, prev []webhookSpec
+	switch o := obj.(type) {
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		hooks, prev = validatingWebhooks(o), validatingWebhooks(oldAs[*admissionregistrationv1.ValidatingWebhookConfiguration](old))
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		hooks, prev = mutatingWebhooks(o), mutatingWebhooks(oldAs[*admissionregistrationv1.MutatingWebhookConfiguration](old))
+	}
+	opts := webhookOptionsFor(prev, old != nil)
+	if v != nil {
+		stored := sets.New[string]()
+		for _, h := range prev {
+			for _, c := range h.matchConditions {
+				stored.Insert(c.Expression)
+			}
+		}
+		opts.compile = func(expression string, p *field.Path) field.ErrorList {
+			return v.ValidateMatchCondition(expression, stored.Has(expression), p)
+		}
+	}
+	return validateWebhooks(hooks, opts)
 }
 
 // validatingWebhooks and mutatingWebhooks list a configuration's webhooks as webhookSpec.
@@ -71,9 +101,9 @@ func mutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) [
 // applies (all of them on create, old nil).
 func webhookOptionsFor(old []webhookSpec, isUpdate bool) webhookOptions {
 	if !isUpdate {
-		return webhookOptions{true, true, true}
+		return webhookOptions{noSideEffects: true, knownReviewVersion: true, uniqueNames: true}
 	}
-	opts := webhookOptions{true, true, true}
+	opts := webhookOptions{noSideEffects: true, knownReviewVersion: true, uniqueNames: true}
 	names := sets.New[string]()
 	for _, h := range old {
 		if h.sideEffects == nil || (*h.sideEffects != admissionregistrationv1.SideEffectClassNone && *h.sideEffects != admissionregistrationv1.SideEffectClassNoneOnDryRun) {
@@ -161,7 +191,7 @@ func validateWebhook(h *webhookSpec, opts webhookOptions, p *field.Path) field.E
 	default:
 		errs = append(errs, validateWebhookService(cc.Service, cp.Child("service"))...)
 	}
-	return append(errs, validateMatchConditions(h.matchConditions, p.Child("matchConditions"))...)
+	return append(errs, validateMatchConditions(h.matchConditions, opts.compile, p.Child("matchConditions"))...)
 }
 
 // validateWebhookRule is the apiserver's validateRuleWithOperations.
@@ -337,9 +367,9 @@ func validateWebhookService(s *admissionregistrationv1.ServiceReference, p *fiel
 	return errs
 }
 
-// validateMatchConditions is the apiserver's validateMatchConditions but for the compilation of
-// the expressions: at most 64, each with an expression and a qualified name, names unique.
-func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, p *field.Path) field.ErrorList {
+// validateMatchConditions is the apiserver's validateMatchConditions: at most 64, each with an
+// expression (compiled by compile when set) and a qualified name, names unique.
+func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, compile func(string, *field.Path) field.ErrorList, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conds) > 64 {
 		errs = append(errs, field.TooMany(p, len(conds), 64))
@@ -347,8 +377,11 @@ func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, p *
 	names := sets.New[string]()
 	for i, c := range conds {
 		cp := p.Index(i)
-		if strings.TrimSpace(c.Expression) == "" {
+		switch expr := strings.TrimSpace(c.Expression); {
+		case expr == "":
 			errs = append(errs, field.Required(cp.Child("expression"), ""))
+		case compile != nil:
+			errs = append(errs, compile(expr, cp.Child("expression"))...)
 		}
 		if c.Name == "" {
 			errs = append(errs, field.Required(cp.Child("name"), ""))

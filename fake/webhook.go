@@ -113,6 +113,8 @@ type webhook struct {
 	sideEffects   *admissionregistrationv1.SideEffectClass
 	timeout       *int32
 	reinvoke      bool
+	// matchConditions are evaluated by Options.WebhookMatchConditions (conditionsHold).
+	matchConditions []admissionregistrationv1.MatchCondition
 }
 
 // ignoresFailures says a failure to call the webhook lets the request through.
@@ -146,14 +148,14 @@ func (s *Server) webhooks(ctx context.Context, mutating bool) ([]webhook, error)
 			for _, h := range c.Webhooks {
 				out = append(out, webhook{configuration: c.Name, mutating: true, name: h.Name, clientConfig: h.ClientConfig,
 					rules: h.Rules, failurePolicy: h.FailurePolicy, namespaceSel: h.NamespaceSelector, objectSel: h.ObjectSelector,
-					sideEffects: h.SideEffects, timeout: h.TimeoutSeconds,
+					sideEffects: h.SideEffects, timeout: h.TimeoutSeconds, matchConditions: h.MatchConditions,
 					reinvoke: h.ReinvocationPolicy != nil && *h.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy})
 			}
 		case *admissionregistrationv1.ValidatingWebhookConfiguration:
 			for _, h := range c.Webhooks {
 				out = append(out, webhook{configuration: c.Name, name: h.Name, clientConfig: h.ClientConfig,
 					rules: h.Rules, failurePolicy: h.FailurePolicy, namespaceSel: h.NamespaceSelector, objectSel: h.ObjectSelector,
-					sideEffects: h.SideEffects, timeout: h.TimeoutSeconds})
+					sideEffects: h.SideEffects, timeout: h.TimeoutSeconds, matchConditions: h.MatchConditions})
 			}
 		}
 	}
@@ -276,9 +278,9 @@ func labelsOf(obj runtime.Object) map[string]string {
 // matches reports whether the webhook is called for the attributes: its rules, then its
 // namespaceSelector (the labels of the object's namespace; of the object itself for a namespace;
 // not applied to other cluster-scoped objects), then its objectSelector (the new or the old
-// object's labels). matchConditions are not evaluated (CEL): a webhook with them is called as if
-// all were true.
-func (s *Server) matches(ctx context.Context, h *webhook, a *admissionAttributes) (bool, error) {
+// object's labels), then its matchConditions (conditionsHold).
+func (s *Server) matches(adm *admissionRequest, h *webhook, a *admissionAttributes) (bool, error) {
+	ctx := adm.ctx
 	if exemptFromWebhooks(a.typ.gvk) || !ruleMatches(h.rules, a.op, a.gvr, a.subresource, a.res.namespaced) {
 		return false, nil
 	}
@@ -316,7 +318,10 @@ func (s *Server) matches(ctx context.Context, h *webhook, a *admissionAttributes
 	if err != nil {
 		return false, apiInternal(err)
 	}
-	return (a.obj != nil && okNew) || (a.old != nil && okOld), nil
+	if (a.obj == nil || !okNew) && (a.old == nil || !okOld) {
+		return false, nil
+	}
+	return s.conditionsHold(adm, h, a)
 }
 
 // apiInternal is the apiserver's 500 for an unexpected error, nil for nil.
@@ -375,7 +380,7 @@ func (s *Server) mutateAttributes(t target, a *admissionAttributes) (runtime.Obj
 // callIfMatches calls a mutating webhook if it matches the attributes, saying whether it did and
 // whether it changed the object.
 func (s *Server) callIfMatches(t target, h *webhook, a *admissionAttributes) (called, changed bool, err error) {
-	ok, err := s.matches(t.admit.ctx, h, a)
+	ok, err := s.matches(t.admit, h, a)
 	if err != nil || !ok {
 		return false, false, err
 	}
@@ -399,15 +404,19 @@ func (s *Server) validateAttributes(t target, a *admissionAttributes) error {
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	// All are matched before any is called, as the apiserver's dispatcher does: a matchCondition
+	// that fails to evaluate refuses the request before a webhook can.
+	var relevant []*webhook
 	for i := range hooks {
-		h := &hooks[i]
-		ok, err := s.matches(t.admit.ctx, h, a)
+		ok, err := s.matches(t.admit, &hooks[i], a)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
+		if ok {
+			relevant = append(relevant, &hooks[i])
 		}
+	}
+	for _, h := range relevant {
 		if _, err := s.call(t.admit, h, a); err != nil {
 			return err
 		}
@@ -582,10 +591,10 @@ func (s *Server) admitComputed(r *http.Request, w http.ResponseWriter, t target,
 }
 
 // matchConditionWarnings are the fake's warnings for a webhook configuration whose webhooks have
-// matchConditions: they are CEL expressions, which the fake cannot evaluate without
-// k8s.io/apiserver, so it calls such a webhook as if they all held. Refusing the configuration
-// would break a test that installs it; calling the webhook more often than a cluster does is
-// what a webhook can answer, and the warning says why it is called.
+// matchConditions when Options.WebhookMatchConditions is not set: they are CEL expressions, which
+// the fake cannot evaluate without k8s.io/apiserver, so it calls such a webhook as if they all
+// held. Refusing the configuration would break a test that installs it; calling the webhook more
+// often than a cluster does is what a webhook can answer, and the warning says why it is called.
 func matchConditionWarnings(obj runtime.Object) []string {
 	var out []string
 	warn := func(name string, n int) {

@@ -151,8 +151,22 @@ func deniedBy(webhook string, result *metav1.Status) error {
 }
 
 // reviewOf is the AdmissionReview of the attributes, as the apiserver's CreateV1AdmissionReview
-// builds it; the kind and resource are the request's, the fake serving one version of each.
+// builds it.
 func reviewOf(a *admissionRequest, attrs *admissionAttributes, uid types.UID) ([]byte, error) {
+	req, err := requestOf(a, attrs)
+	if err != nil {
+		return nil, err
+	}
+	req.UID = uid
+	return json.Marshal(&admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{Kind: "AdmissionReview", APIVersion: admissionv1.SchemeGroupVersion.String()},
+		Request:  req,
+	})
+}
+
+// requestOf is the AdmissionRequest of the attributes, without a uid; the kind and resource are
+// the request's, the fake serving one version of each.
+func requestOf(a *admissionRequest, attrs *admissionAttributes) (*admissionv1.AdmissionRequest, error) {
 	raw := func(obj runtime.Object) (runtime.RawExtension, error) {
 		if obj == nil {
 			return runtime.RawExtension{}, nil
@@ -176,15 +190,12 @@ func reviewOf(a *admissionRequest, attrs *admissionAttributes, uid types.UID) ([
 	kind := metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
 	resource := metav1.GroupVersionResource{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource}
 	dry := a.isDryRun()
-	return json.Marshal(&admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{Kind: "AdmissionReview", APIVersion: admissionv1.SchemeGroupVersion.String()},
-		Request: &admissionv1.AdmissionRequest{
-			UID: uid, Kind: kind, Resource: resource, SubResource: attrs.subresource,
-			RequestKind: &kind, RequestResource: &resource, RequestSubResource: attrs.subresource,
-			Name: attrs.name, Namespace: attrs.namespace, Operation: attrs.op, UserInfo: webhookUser,
-			Object: object, OldObject: oldObject, DryRun: &dry, Options: runtime.RawExtension{Raw: options},
-		},
-	})
+	return &admissionv1.AdmissionRequest{
+		Kind: kind, Resource: resource, SubResource: attrs.subresource,
+		RequestKind: &kind, RequestResource: &resource, RequestSubResource: attrs.subresource,
+		Name: attrs.name, Namespace: attrs.namespace, Operation: attrs.op, UserInfo: webhookUser,
+		Object: object, OldObject: oldObject, DryRun: &dry, Options: runtime.RawExtension{Raw: options},
+	}, nil
 }
 
 // webhookURL is where a webhook is called: its url, or its service's address as

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -173,8 +174,8 @@ func TestDryRunSideEffects(t *testing.T) {
 	})
 }
 
-// TestMatchConditionWarnings: a configuration whose webhooks have matchConditions is stored with a
-// warning for each such webhook.
+// TestMatchConditionWarnings: without Options.WebhookMatchConditions, a configuration whose
+// webhooks have matchConditions is stored with a warning for each such webhook; with it, without.
 func TestMatchConditionWarnings(t *testing.T) {
 	conds := []admissionregistrationv1.MatchCondition{{Name: "not-system", Expression: "true"}}
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "a"}, {Name: "b", MatchConditions: conds}}}
@@ -182,10 +183,19 @@ func TestMatchConditionWarnings(t *testing.T) {
 	want := func(name string) string {
 		return `webhook "` + name + `": the fake does not evaluate matchConditions (CEL); it calls the webhook as if they all held`
 	}
-	if got := kindWarnings(m, nil); len(got) != 1 || got[0] != want("b") {
+	if got := (&Server{}).kindWarnings(m, nil); len(got) != 1 || got[0] != want("b") {
 		t.Errorf("mutating: %q", got)
 	}
-	if got := kindWarnings(v, nil); len(got) != 1 || got[0] != want("c") {
+	if got := (&Server{}).kindWarnings(v, nil); len(got) != 1 || got[0] != want("c") {
 		t.Errorf("validating: %q", got)
 	}
+	evaluated := &Server{opts: Options{WebhookMatchConditions: matchFunc(nil)}}
+	if got := evaluated.kindWarnings(m, nil); got != nil {
+		t.Errorf("mutating, with the hook: %q", got)
+	}
 }
+
+// matchFunc is a WebhookMatchConditions of a function.
+type matchFunc func(context.Context, WebhookMatch) (bool, error)
+
+func (f matchFunc) Match(ctx context.Context, m WebhookMatch) (bool, error) { return f(ctx, m) }

@@ -234,11 +234,13 @@ func uniqueCauses(errs field.ErrorList) field.ErrorList {
 // updates (WarningsOnCreate, WarningsOnUpdate): a persistent volume's deprecated Recycle policy,
 // a new pod's spec and a template's (podWarnings; a template's on update only when the spec
 // changes, as its generation does), a TLS secret's pair that does not load, a CSI driver's token
-// requests without serviceAccountTokenInSecrets, a webhook configuration's matchConditions, which
-// the fake does not evaluate (matchConditionWarnings).
-func kindWarnings(obj, old runtime.Object) []string {
-	if w := matchConditionWarnings(obj); w != nil {
-		return w
+// requests without serviceAccountTokenInSecrets, a webhook configuration's matchConditions when
+// the fake does not evaluate them (matchConditionWarnings).
+func (s *Server) kindWarnings(obj, old runtime.Object) []string {
+	if s.opts.WebhookMatchConditions == nil {
+		if w := matchConditionWarnings(obj); w != nil {
+			return w
+		}
 	}
 	specPath := field.NewPath("spec")
 	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
@@ -393,7 +395,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		return nil, nil, err
 	}
 	// The strategy warns about the object as admission left it.
-	kind := kindWarnings(d.obj, nil)
+	kind := s.kindWarnings(d.obj, nil)
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
 	for attempt := 0; ; attempt++ {
 		obj, om := d.obj, m

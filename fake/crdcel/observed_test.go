@@ -37,11 +37,23 @@ type observedStep struct {
 	Body        string          `json:"body,omitempty"`
 	Code        int             `json:"code"`
 	Response    json.RawMessage `json:"response"`
+	// Reviews are the AdmissionReviews the test's webhook server received during the step,
+	// trimmed (matchconditions_observed_test.go).
+	Reviews []json.RawMessage `json:"reviews,omitempty"`
 }
 
+// target is where a case's requests go. vars are further placeholders and their values; observe,
+// when set, returns what the test's webhook server received since it was last called; settle is
+// how long to wait after each step for the apiserver's informers and watch cache to catch up (the
+// fake has before it answers): its webhook source sees a new configuration a moment after the
+// write, and a patch that reads an object from a cache behind the previous write is tried again,
+// calling the webhooks twice.
 type target struct {
 	base, token string
 	client      *http.Client
+	vars        []string
+	observe     func() []json.RawMessage
+	settle      time.Duration
 }
 
 // runCase sends a case's steps and returns the trimmed answers. A step with Until is repeated
@@ -52,7 +64,7 @@ func runCase(t *testing.T, srv target, c celCase, wait time.Duration) observedCa
 	out := observedCase{Name: c.Name}
 	var lastUID, lastRV string
 	for _, st := range c.Steps {
-		sub := strings.NewReplacer("{ns}", ns, "{g}", group, "{uid}", lastUID, "{rv}", lastRV).Replace
+		sub := strings.NewReplacer(append([]string{"{ns}", ns, "{g}", group, "{uid}", lastUID, "{rv}", lastRV}, srv.vars...)...).Replace
 		var code int
 		var b []byte
 		deadline := time.Now().Add(wait)
@@ -63,6 +75,11 @@ func runCase(t *testing.T, srv target, c celCase, wait time.Duration) observedCa
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+		time.Sleep(srv.settle)
+		var reviews []json.RawMessage
+		if srv.observe != nil {
+			reviews = srv.observe()
+		}
 		var meta struct {
 			Metadata struct{ UID, ResourceVersion string } `json:"metadata"`
 		}
@@ -70,7 +87,7 @@ func runCase(t *testing.T, srv target, c celCase, wait time.Duration) observedCa
 			lastUID, lastRV = meta.Metadata.UID, meta.Metadata.ResourceVersion
 		}
 		out.Steps = append(out.Steps, observedStep{Name: st.Name, Method: st.Method, Path: st.Path,
-			ContentType: st.ContentType, Body: st.Body, Code: code, Response: trim(b)})
+			ContentType: st.ContentType, Body: st.Body, Code: code, Response: trim(b), Reviews: reviews})
 	}
 	return out
 }
@@ -107,10 +124,10 @@ func send(t *testing.T, srv target, st celStep, sub func(string) string) (int, [
 	return resp.StatusCode, b
 }
 
-// trim keeps what the replay compares of an answer: a Status whole; a custom resource's kind,
+// trim keeps what the replay compares of an answer: a Status whole but a deleted object's uid; a custom resource's kind,
 // name, spec and status; a CRD's kind, name and condition types and statuses; a namespace's kind
-// and name. Uids, resourceVersions, timestamps and managedFields are left out, and CRD bodies,
-// which repeat the request's schema, are not kept.
+// and name; a config map's kind, name and labels. Uids, resourceVersions, timestamps and
+// managedFields are left out, and CRD bodies, which repeat the request's schema, are not kept.
 func trim(b []byte) json.RawMessage {
 	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -118,6 +135,9 @@ func trim(b []byte) json.RawMessage {
 		return out
 	}
 	if v["kind"] == "Status" {
+		if d, ok := v["details"].(map[string]any); ok {
+			delete(d, "uid") // a deleted object's, random
+		}
 		out, _ := json.Marshal(v)
 		return out
 	}
@@ -134,6 +154,9 @@ func trim(b []byte) json.RawMessage {
 		}
 		kept["conditions"] = cs
 	case "Namespace":
+	case "ConfigMap":
+		// The labels a mutating webhook added show that it was called.
+		kept["labels"] = meta["labels"]
 	default:
 		kept["spec"], kept["status"] = v["spec"], v["status"]
 	}
@@ -164,21 +187,32 @@ func TestRecordOracleCEL(t *testing.T) {
 	if err := os.WriteFile(observedFile, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "..", "reference", "observed-cel.md"), render(all), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("..", "..", "reference", "observed-cel.md"), render(all, celReport), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func render(all []observedCase) []byte {
+// report is what the header of a recording's markdown says: what was recorded, by which test,
+// which test replays it with which options, from which file, and how to read it.
+type report struct {
+	title, recorder, replayer, options, file, source, note string
+}
+
+// celReport is the header of reference/observed-cel.md.
+var celReport = report{title: "CEL validation and ratcheting", recorder: "TestRecordOracleCEL", replayer: "TestObservedCEL",
+	options: "Options.CustomResourceValidator: crdcel.New()", file: observedFile, source: "observed_test.go",
+	note: "Each case has its own group `<case>.example.com` and namespace `c-<case>`; the\n" +
+		"requests are in fake/crdcel/cases_test.go. Answers are trimmed: a Status whole; of an object its\n" +
+		"kind and name, a custom resource's spec and status, a CRD's conditions.\n"}
+
+func render(all []observedCase, r report) []byte {
 	var w bytes.Buffer
-	w.WriteString("# Observed CEL validation and ratcheting: kube-apiserver 1.37.2\n\n")
-	w.WriteString("Generated by `WATCHCACHE_ORACLE_URL=$KAS_URL WATCHCACHE_ORACLE_TOKEN=$TOKEN go test -run TestRecordOracleCEL` in\n")
+	fmt.Fprintf(&w, "# Observed %s: kube-apiserver 1.37.2\n\n", r.title)
+	fmt.Fprintf(&w, "Generated by `WATCHCACHE_ORACLE_URL=$KAS_URL WATCHCACHE_ORACLE_TOKEN=$TOKEN go test -run %s` in\n", r.recorder)
 	w.WriteString("fake/crdcel against a fresh oracle (`/work/shared/oracle/start.sh`, etcd 3.7.3); do not edit by hand.\n")
-	w.WriteString("`TestObservedCEL` (fake/crdcel/observed_test.go) replays the same requests against the fake with\n")
-	w.WriteString("`Options.CustomResourceValidator: crdcel.New()` from `fake/crdcel/" + observedFile + "`, which holds exactly\n")
-	w.WriteString("what is below. Each case has its own group `<case>.example.com` and namespace `c-<case>`; the\n")
-	w.WriteString("requests are in fake/crdcel/cases_test.go. Answers are trimmed: a Status whole; of an object its\n")
-	w.WriteString("kind and name, a custom resource's spec and status, a CRD's conditions.\n")
+	fmt.Fprintf(&w, "`%s` (fake/crdcel/%s) replays the same requests against the fake with\n", r.replayer, r.source)
+	fmt.Fprintf(&w, "`%s` from `fake/crdcel/%s`, which holds exactly\n", r.options, r.file)
+	w.WriteString("what is below. " + r.note)
 	for _, c := range all {
 		fmt.Fprintf(&w, "\n## %s\n", c.Name)
 		for _, s := range c.Steps {
@@ -195,14 +229,18 @@ func render(all []observedCase) []byte {
 			var pretty bytes.Buffer
 			_ = json.Indent(&pretty, s.Response, "", "  ")
 			fmt.Fprintf(&w, "%d\n```json\n%s\n```\n", s.Code, pretty.String())
+			for _, r := range s.Reviews {
+				fmt.Fprintf(&w, "\n⇢ webhook `%s`\n", r)
+			}
 		}
 	}
 	return w.Bytes()
 }
 
-func readObserved(t *testing.T) []observedCase {
+// readObserved reads a recording: observedFile, or matchFile.
+func readObserved(t *testing.T, file string) []observedCase {
 	t.Helper()
-	b, err := os.ReadFile(observedFile)
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +259,7 @@ func TestObservedCEL(t *testing.T) {
 	for _, c := range celCases {
 		byName[c.Name] = c
 	}
-	for _, wc := range readObserved(t) {
+	for _, wc := range readObserved(t, observedFile) {
 		t.Run(wc.Name, func(t *testing.T) {
 			c, ok := byName[wc.Name]
 			if !ok {
