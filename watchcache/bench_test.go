@@ -140,10 +140,15 @@ func BenchmarkReplace100k(b *testing.B) {
 	}
 }
 
+// benchList lists with o in the benchmark's loop (want ≥ 0: the page's required size). It reports
+// the page's items (items/op): the churn that earlier benchmarks apply to the shared fixture moves
+// pods between nodes, so a node's page has more or fewer items from one benchmark (or run) to the
+// next.
 func benchList(b *testing.B, o ListOptions, want int) {
 	f := loadBench(b)
 	ctx := context.Background()
 	b.ReportAllocs()
+	items := 0
 	for b.Loop() {
 		res, err := f.c.List(ctx, o)
 		if err != nil {
@@ -152,7 +157,9 @@ func benchList(b *testing.B, o ListOptions, want int) {
 		if want >= 0 && len(res.Items) != want {
 			b.Fatalf("%d items, want %d", len(res.Items), want)
 		}
+		items = len(res.Items)
 	}
+	b.ReportMetric(float64(items), "items/op")
 }
 
 // BenchmarkListPage: a first page of 500, all namespaces, at the latest state (target ≤ 100 µs).
