@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	"strings"
 	"time"
 
@@ -124,8 +125,14 @@ func contains(s []string, x string) bool {
 // the spec of pods and workloads (validate_workloads.go), webhook configurations' with their
 // matchConditions compiled by a MatchConditionsValidator, and the spec rules of the other
 // built-in kinds that validateCoreKind knows (on their main resource) and validateCoreStatus
-// (on their status).
+// (on their status); a pod's ephemeralcontainers and resize writes have their subresource's rules.
 func (s *Server) validateKind(ctx context.Context, op Operation, r *served, obj, old runtime.Object, subresource string) field.ErrorList {
+	if p, ok := obj.(*corev1.Pod); ok && subresource == "ephemeralcontainers" && old != nil {
+		return validateEphemeralContainersUpdate(p, old.(*corev1.Pod))
+	}
+	if p, ok := obj.(*corev1.Pod); ok && subresource == "resize" && old != nil {
+		return validateResize(p, old.(*corev1.Pod))
+	}
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
 		var prev *apiextensionsv1.CustomResourceDefinition

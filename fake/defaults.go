@@ -178,6 +178,9 @@ func defaultPodSpec(s *corev1.PodSpec) {
 	for i := range s.Containers {
 		defaultContainer(&s.Containers[i], s.HostNetwork)
 	}
+	for i := range s.EphemeralContainers {
+		defaultContainer((*corev1.Container)(&s.EphemeralContainers[i].EphemeralContainerCommon), s.HostNetwork)
+	}
 	for i := range s.Volumes {
 		defaultVolume(&s.Volumes[i])
 	}

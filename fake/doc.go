@@ -11,10 +11,11 @@
 //
 // It is a front over the project's watch caches, not a second store: reads (list, get, watch) are
 // kubeapi's read path over one watchcache.Cache per resource; writes (create, update, patch,
-// delete, deletecollection, the status and scale subresources, a CSR's approval) are decoded, validated and admitted here, take
-// the next value of one global resourceVersion counter (as etcd's revision is global) and go into
-// the resource's cache as one event, so that a watch sees every write in order and a consistent
-// read sees every write before it.
+// delete, deletecollection, the status and scale subresources, a CSR's approval, pods'
+// ephemeralcontainers and resize) are decoded, validated and admitted here, take the next value
+// of one global resourceVersion counter (as etcd's revision is global) and go into the resource's
+// cache as one event, so that a watch sees every write in order and a consistent read sees every
+// write before it.
 //
 // The registry of resources — group, version, kind, scope, verbs, short names, categories and
 // subresources — is the discovery a kube-apiserver 1.37.2 serves, recorded in testdata/discovery.

@@ -182,7 +182,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.update(w, r, t)
 		return
 	}
-	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) && !(t.subresource == "approval" && isCSR(t)) {
+	if t.subresource != "" && !(t.subresource == "status" && t.res.status) && !(t.subresource == "scale" && t.res.scale) && !(t.subresource == "approval" && isCSR(t)) && !isPodSubresource(t, "ephemeralcontainers") && !isPodSubresource(t, "resize") {
 		writeError(w, notFoundPath())
 		return
 	}

@@ -15,8 +15,11 @@ import (
 // "Differences from the apiserver"). A listed step is still replayed; only its body's comparison
 // is relaxed: its status code and Status reason must still match.
 var knownDifferences = map[string]string{
-	"update/pod image change":    "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
-	"update/pod immutable field": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"update/pod image change":                             "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"update/pod immutable field":                          "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ephemeralcontainers/the main resource adding one":    "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ephemeralcontainers/the main resource removing them": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"resize/the main resource changing resources":         "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
 }
 
 // TestObservedWrites replays the recorded requests (testdata/observed-writes.json, from a real

@@ -215,6 +215,10 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 	m.SetGeneration(om.GetGeneration())
 	if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
 		prepareCSRUpdate(csr, old.(*certificatesv1.CertificateSigningRequest), t.subresource, metav1.NewTime(s.opts.Now().Truncate(time.Second)))
+	} else if p, ok := obj.(*corev1.Pod); ok && t.subresource == "ephemeralcontainers" {
+		obj = prepareEphemeralContainersUpdate(p, old.(*corev1.Pod))
+	} else if p, ok := obj.(*corev1.Pod); ok && t.subresource == "resize" {
+		obj = prepareResizeUpdate(p, old.(*corev1.Pod))
 	} else {
 		obj = prepareUpdate(r.resourceType, obj, old, t.subresource)
 	}

@@ -44,6 +44,7 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds, hostUsers: ptr.Deref(spec.HostUsers, true)}
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
+	errs = append(errs, validateEphemeralContainers(spec, cc, fldPath.Child("ephemeralContainers"))...)
 	errs = append(errs, validateHostNetworkPorts(spec, fldPath.Child("containers"))...)
 	errs = append(errs, validateEnum(spec.RestartPolicy, fldPath.Child("restartPolicy"),
 		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)

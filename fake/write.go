@@ -522,6 +522,9 @@ func (s *Server) admitValidating(ctx context.Context, t target, op admissionv1.O
 	if err := s.admitClaimResize(ctx, obj, old, subresource); err != nil {
 		return err
 	}
+	if err := s.admitResize(ctx, t, obj); err != nil {
+		return err
+	}
 	if err := s.validateWebhooks(t, op, obj, old); err != nil {
 		return err
 	}
