@@ -98,6 +98,11 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 			rv, err := c.currentSourceRV(ctx)
 			ws.consistent, ws.sinceRV, ws.startErr = false, rv, err
 		}
+	} else if ws.consistent {
+		// The state a watch with initial events starts from is the source's at the request, as
+		// the apiserver's cacher reads it inside Watch.
+		rv, err := c.currentSourceRV(ctx)
+		ws.consistent, ws.waitRV, ws.startErr = false, rv, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{out: make(chan WatchEvent), cancel: cancel}
@@ -113,8 +118,57 @@ func (c *Cache) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
 		sinceRV:   ws.sinceRV,
 		bookmarks: o.AllowWatchBookmarks,
 	}
-	go ww.run(q, ws)
+	// Register now when the cache has reached the start, so that the initial state or the replay
+	// is fixed before Watch returns, as the cacher fixes it: a write the caller makes after Watch
+	// returns is then one of the watch's events, never folded into its initial state. A start the
+	// cache has not reached yet is waited for by the watcher's goroutine.
+	var reg *registration
+	if ws.startErr == nil && !ws.consistent && ws.waitRV <= c.clock.Current() {
+		r := ww.register(q, ws)
+		reg = &r
+	}
+	go ww.run(q, ws, reg)
 	return w, nil
+}
+
+// registration is where a registered watcher starts: the state it sends as initial events, or
+// the window's events it replays, and the RV its live events follow.
+type registration struct {
+	initial *snapshot // entered; the watcher leaves it
+	replay  []entry
+	startRV uint64
+	err     error // the replay's start is too old: sent as the watch's ERROR event
+	stopped bool  // the cache stopped: the watch ends
+}
+
+// register adds the watcher to the cache's watchers under the writer lock, so that the snapshot
+// or replay and the live queue meet exactly: no event is missed or sent twice (rule 5.6).
+func (w *watcher) register(q query, ws watchStart) registration {
+	c := w.c
+	var r registration
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clock.State() == rvclock.Stopped {
+		r.stopped = true
+		return r
+	}
+	c.pub.publishLocked(c.work, c.lastRV)
+	h := c.pub.head.Load()
+	switch {
+	case ws.initial:
+		r.initial, r.startRV = h.st, h.rv
+		r.initial.enter() // the head is the window's newest entry: never evicted, so never refused
+	case ws.fromNow:
+		r.startRV = h.rv
+	default:
+		if r.replay, r.err = c.pub.replay(ws.sinceRV); r.err != nil {
+			return r
+		}
+		r.startRV = ws.sinceRV
+	}
+	w.trig = triggerFor(h.st, q)
+	c.watchers.add(w)
+	return r
 }
 
 // wevent is a queued live event: compact, because a watcher's queue may hold thousands of them.
@@ -155,7 +209,7 @@ type trigger struct {
 	ok    bool
 }
 
-func (w *watcher) run(q query, ws watchStart) {
+func (w *watcher) run(q query, ws watchStart, reg *registration) {
 	defer func() {
 		w.pub.err = w.endReason()
 		close(w.out)
@@ -166,61 +220,39 @@ func (w *watcher) run(q query, ws watchStart) {
 		w.sendError(ws.startErr)
 		return
 	}
-	if ws.waitRV > 0 || ws.consistent {
-		target := ws.waitRV
-		if ws.consistent {
-			rv, err := c.currentSourceRV(w.ctx)
-			if err != nil {
-				w.sendError(err)
-				return
+	if reg == nil {
+		if ws.waitRV > 0 || ws.consistent {
+			target := ws.waitRV
+			if ws.consistent {
+				rv, err := c.currentSourceRV(w.ctx)
+				if err != nil {
+					w.sendError(err)
+					return
+				}
+				target = rv
 			}
-			target = rv
-		}
-		if ws.initial || !ws.consistent {
-			if _, err := c.waitFor(w.ctx, target); err != nil {
-				w.sendError(err)
-				return
+			if ws.initial || !ws.consistent {
+				if _, err := c.waitFor(w.ctx, target); err != nil {
+					w.sendError(err)
+					return
+				}
+			}
+			if !ws.initial {
+				ws.sinceRV = target // RV="" without initial events: from the source's current RV, no wait
+				w.sinceRV = target
 			}
 		}
-		if !ws.initial {
-			ws.sinceRV = target // RV="" without initial events: from the source's current RV, no wait
-			w.sinceRV = target
-		}
+		r := w.register(q, ws)
+		reg = &r
 	}
-
-	// Register under the writer lock, so that the snapshot or replay and the live queue meet
-	// exactly: no event is missed or sent twice (rule 5.6).
-	var (
-		initial *snapshot
-		replay  []entry
-		startRV uint64
-	)
-	c.mu.Lock()
-	if c.clock.State() == rvclock.Stopped {
-		c.mu.Unlock()
+	if reg.stopped {
 		return
 	}
-	c.pub.publishLocked(c.work, c.lastRV)
-	h := c.pub.head.Load()
-	switch {
-	case ws.initial:
-		initial, startRV = h.st, h.rv
-		initial.enter() // the head is the window's newest entry: never evicted, so never refused
-	case ws.fromNow:
-		startRV = h.rv
-	default:
-		var err error
-		if replay, err = c.pub.replay(ws.sinceRV); err != nil {
-			c.mu.Unlock()
-			w.sendError(err)
-			return
-		}
-		startRV = ws.sinceRV
+	if reg.err != nil {
+		w.sendError(reg.err)
+		return
 	}
-	w.trig = triggerFor(h.st, q)
-	c.watchers.add(w)
-	c.mu.Unlock()
-
+	initial, replay, startRV := reg.initial, reg.replay, reg.startRV
 	w.lastRV = startRV
 	if initial != nil {
 		pl := makePlan(initial, q.prefix, "", c.opts.Resource.Namespaced, q.labels, q.fields)

@@ -101,8 +101,8 @@ func TestWatchStartRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := smallCache(t)
 			w := watch(t, c, tt.o)
-			// Let the watch register before the writes.
-			time.Sleep(10 * time.Millisecond)
+			// No pause: a watch whose start the cache has reached is registered when Watch
+			// returns, so the writes right after it are its events, never its initial state.
 			mustApply(t, c, Modified, pod("a", "p1", "n1", "app=web,v=2", 0), 11)
 			mustApply(t, c, Deleted, pod("a", "p2", "n2", "app=db", 0), 12)
 			mustApply(t, c, Added, pod("b", "p4", "n3", "app=x", 0), 13)
