@@ -53,42 +53,25 @@ type decision struct {
 }
 
 // rbacSnapshot is the RBAC objects an authorization reads: the cluster's, and those of the
-// namespace asked about (nil for a cluster-scoped request). Both are shared between requests and
-// never modified.
+// namespace asked about (nil for a cluster-scoped request). The objects are listTyped's, shared
+// between requests and never modified.
 type rbacSnapshot struct {
 	cluster *clusterRBAC
 	ns      *namespaceRBAC
 }
 
 // clusterRBAC is the decoded ClusterRoles (the built-in ones among them) by name and the
-// ClusterRoleBindings by name, as of the resourceVersions rvs of their caches.
+// ClusterRoleBindings by name.
 type clusterRBAC struct {
-	rvs      [2]uint64
 	roles    map[string]*rbacv1.ClusterRole
 	bindings []*rbacv1.ClusterRoleBinding
 }
 
-// namespaceRBAC is the decoded Roles of one namespace by name and its RoleBindings by name, as of
-// the resourceVersions rvs of their caches.
+// namespaceRBAC is the decoded Roles of one namespace by name and its RoleBindings by name.
 type namespaceRBAC struct {
-	rvs      [2]uint64
 	roles    map[string]*rbacv1.Role
 	bindings []*rbacv1.RoleBinding
 }
-
-// rbacMemo keeps the RBAC objects last decoded with the resourceVersions of their caches when they
-// were read: an authorization decodes them again only once a write changed one of those caches,
-// where decoding every role and binding on every request made a request under
-// Options.EnforceRBAC cost about a millisecond with a hundred of them (BenchmarkEnforceRBACGet).
-type rbacMemo struct {
-	mu      sync.Mutex
-	cluster *clusterRBAC
-	ns      map[string]*namespaceRBAC
-}
-
-// maxRBACNamespaces bounds the namespaces whose RBAC objects the memo keeps; past it, it starts
-// over.
-const maxRBACNamespaces = 256
 
 // authorize decides whether u may do a, as the apiserver's authorizer chain does.
 func (s *Server) authorize(ctx context.Context, u User, a attributes) decision {
@@ -200,30 +183,13 @@ func (snap *rbacSnapshot) roleRules(ref rbacv1.RoleRef) ([]rbacv1.PolicyRule, er
 }
 
 // rbacSnapshot returns the cluster roles and bindings, the built-in ones among them, and the roles
-// and role bindings of namespace, decoded again only where a cache changed since the last read.
+// and role bindings of namespace. listTyped decodes each list again only once a write changed it.
 func (s *Server) rbacSnapshot(ctx context.Context, namespace string) *rbacSnapshot {
-	m := &s.rbac
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	// Each cache's resourceVersion is read before its list, so a write between the two makes the
-	// next read decode again rather than keep a stale state.
-	rvs := [2]uint64{s.cacheRV(rbacGR("clusterroles")), s.cacheRV(rbacGR("clusterrolebindings"))}
-	if m.cluster == nil || m.cluster.rvs != rvs {
-		m.cluster = s.readClusterRBAC(ctx, rvs)
-	}
-	snap := &rbacSnapshot{cluster: m.cluster}
+	snap := &rbacSnapshot{cluster: s.readClusterRBAC(ctx)}
 	if namespace == "" {
 		return snap
 	}
-	rvs = [2]uint64{s.cacheRV(rbacGR("roles")), s.cacheRV(rbacGR("rolebindings"))}
-	if ns := m.ns[namespace]; ns != nil && ns.rvs == rvs {
-		snap.ns = ns
-		return snap
-	}
-	if m.ns == nil || len(m.ns) >= maxRBACNamespaces {
-		m.ns = map[string]*namespaceRBAC{}
-	}
-	snap.ns = &namespaceRBAC{rvs: rvs, roles: map[string]*rbacv1.Role{}}
+	snap.ns = &namespaceRBAC{roles: map[string]*rbacv1.Role{}}
 	for _, o := range s.listTyped(ctx, rbacGR("roles"), namespace) {
 		if r, ok := o.(*rbacv1.Role); ok {
 			snap.ns.roles[r.Name] = r
@@ -235,13 +201,12 @@ func (s *Server) rbacSnapshot(ctx context.Context, namespace string) *rbacSnapsh
 		}
 	}
 	slices.SortFunc(snap.ns.bindings, func(a, b *rbacv1.RoleBinding) int { return strings.Compare(a.Name, b.Name) })
-	m.ns[namespace] = snap.ns
 	return snap
 }
 
-// readClusterRBAC decodes the stored cluster roles and bindings over the built-in ones.
-func (s *Server) readClusterRBAC(ctx context.Context, rvs [2]uint64) *clusterRBAC {
-	c := &clusterRBAC{rvs: rvs, roles: map[string]*rbacv1.ClusterRole{}}
+// readClusterRBAC reads the stored cluster roles and bindings over the built-in ones.
+func (s *Server) readClusterRBAC(ctx context.Context) *clusterRBAC {
+	c := &clusterRBAC{roles: map[string]*rbacv1.ClusterRole{}}
 	builtinRoles, builtinBindings := bootstrapRBAC()
 	for _, r := range builtinRoles {
 		c.roles[r.Name] = r
@@ -265,15 +230,6 @@ func (s *Server) readClusterRBAC(ctx context.Context, rvs [2]uint64) *clusterRBA
 	}
 	slices.SortFunc(c.bindings, func(a, b *rbacv1.ClusterRoleBinding) int { return strings.Compare(a.Name, b.Name) })
 	return c
-}
-
-// cacheRV is the resourceVersion of the cache of a built-in resource, 0 if the server does not
-// serve it.
-func (s *Server) cacheRV(gr schema.GroupResource) uint64 {
-	if r := s.servedGR(gr); r != nil {
-		return r.cache.ResourceVersion()
-	}
-	return 0
 }
 
 // appliesTo returns the first subject that names u, and whether one does.

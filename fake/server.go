@@ -149,9 +149,7 @@ type Server struct {
 	serviceMu sync.Mutex
 	// quotaMu serializes quota admission's read and charge of quotas (quota.go).
 	quotaMu sync.Mutex
-	// rbac is the RBAC objects authorization last decoded and typedLists the lists admission
-	// last decoded (rbac.go).
-	rbac       rbacMemo
+	// typedLists are the lists admission and authorization last decoded (rbac.go).
 	typedLists typedLists
 
 	// fields is the patch engine: patches, apply and managedFields.
