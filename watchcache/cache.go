@@ -266,6 +266,7 @@ func (c *Cache) replace(n int, object func(i int) (key string, raw []byte), rv u
 	st.rv = rv
 	c.labels.Store(sets)
 	c.work = st
+	c.tokens.clear() // before the new window: a token issued before it is not in it
 	c.pub.reset(st.snapshot(), rv, c.opts.Now())
 	c.replaced++
 	c.lastRV = rv

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"weak"
 )
 
 // The continue token is the apiserver's public wire format (rules 2.1–2.3), so that a token is
@@ -286,19 +287,68 @@ func unhex(c byte) (byte, bool) {
 const issuedTokens = 64
 
 // issuedToken is a continue token a page of this cache issued: what decoding it for its prefix
-// gives, and the remainingItemCount of that page when it had no selector (-1 otherwise).
+// gives, the remainingItemCount of that page when it had no selector (-1 otherwise), and the view
+// the page was read from.
 type issuedToken struct {
 	prefix    string
 	start     string // the absolute start key, decodeContinue(token, prefix)'s
 	rv        int64
 	remaining int64
+	// snap or over is the view at rv the page read, held weakly: the memo must not keep a view the
+	// window evicted (and the versions it reaches) alive. The next page reads it again without
+	// finding rv in the window (issuedToken.enter).
+	snap weak.Pointer[snapshot]
+	over weak.Pointer[overlay]
+}
+
+// withView returns tok holding v, the view its page was read from.
+func (tok issuedToken) withView(v view) issuedToken {
+	switch v := v.(type) {
+	case *snapshot:
+		tok.snap = weak.Make(v)
+	case *overlay:
+		tok.over = weak.Make(v)
+	}
+	return tok
+}
+
+// held reports whether the token holds v as its view.
+func (tok *issuedToken) held(v view) bool {
+	switch v := v.(type) {
+	case *snapshot:
+		return tok.snap.Value() == v
+	case *overlay:
+		return tok.over.Value() == v
+	}
+	return false
+}
+
+// enter enters the view the token's page was read from and returns it, or nil when the
+// collector reclaimed it or the window evicted it: the reader then finds the token's RV in the
+// window (Cache.readView), and answers the 410 of an evicted one. The state at an RV never
+// changes, so the view is the one readView would find for as long as it can be entered: every
+// view of an RV shares its pin, which the window marks dead when it evicts the RV, and Replace,
+// which starts a new window without marking its pins, clears the memo first.
+func (tok *issuedToken) enter() view {
+	var v view
+	if s := tok.snap.Value(); s != nil {
+		v = s
+	} else if o := tok.over.Value(); o != nil {
+		v = o
+	} else {
+		return nil
+	}
+	if !v.enter() {
+		return nil
+	}
+	return v
 }
 
 // tokenMemo remembers continue tokens the cache issued, so that the next page of a list neither
-// decodes its token (≈180 ns and an allocation, a quarter of an indexed continue page) nor,
-// without a selector, counts the keys after its start (remainingItemCount): the state at the
-// token's RV never changes, so the next page's count is the previous page's less the items it
-// returns. A token it does not hold is decoded as any other. It holds issuedTokens slots, a token
+// decodes its token (≈180 ns and an allocation, a quarter of an indexed continue page), nor
+// searches the window for its RV (the view it read is held), nor, without a selector, counts the
+// keys after its start (remainingItemCount): the state at the token's RV never changes, so the
+// next page's count is the previous page's less the items it returns. A token it does not hold is decoded as any other. It holds issuedTokens slots, a token
 // in the one its hash names, without a lock: a lookup is a hash of the token, one atomic load and a
 // comparison; a token issued later into the same slot replaces the one there.
 type tokenMemo struct {
@@ -316,6 +366,14 @@ var tokenSeed = maphash.MakeSeed()
 
 func (m *tokenMemo) slot(token string) *atomic.Pointer[issuedEntry] {
 	return &m.slots[maphash.String(tokenSeed, token)%issuedTokens]
+}
+
+// clear forgets every token: the cache's window starts anew (Replace), and a token issued before
+// must be found in it, or be answered as expired, as one the memo never held.
+func (m *tokenMemo) clear() {
+	for i := range m.slots {
+		m.slots[i].Store(nil)
+	}
 }
 
 // lookup returns what the cache recorded when it issued token for a list rooted at prefix.
@@ -336,11 +394,11 @@ func decodesTo(tok issuedToken) bool {
 		cleanRooted(tok.start[len(tok.prefix)-1:])
 }
 
-// add records token, issued for tok, in its slot.
-func (m *tokenMemo) add(token string, tok issuedToken) {
+// add records token, issued for tok by a page read from v, in its slot.
+func (m *tokenMemo) add(token string, tok issuedToken, v view) {
 	slot := m.slot(token)
-	if e := slot.Load(); e != nil && e.token == token {
+	if e := slot.Load(); e != nil && e.token == token && e.tok.prefix == tok.prefix && e.tok.held(v) {
 		return // the same page again: the same record
 	}
-	slot.Store(&issuedEntry{token: token, tok: tok})
+	slot.Store(&issuedEntry{token: token, tok: tok.withView(v)})
 }

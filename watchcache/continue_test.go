@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -430,14 +431,26 @@ func TestDecodesToAgreesWithDecode(t *testing.T) {
 	}
 }
 
-// TestTokenMemo: a remembered token answers only for the prefix it was issued for, the same token
-// issued again keeps its record, and a token issued into the same slot replaces it.
+// TestTokenMemo: a remembered token answers only for the prefix it was issued for, with the view
+// its page read; the same token issued again from the same view keeps its record, from another
+// view (its own reclaimed, say) takes the new one; a token issued into the same slot replaces it,
+// and clear forgets every token.
 func TestTokenMemo(t *testing.T) {
 	var m tokenMemo
+	snap, snap2 := &snapshot{pin: &pin{}}, &snapshot{pin: &pin{}}
+	same := func(a, b issuedToken) bool {
+		return a.prefix == b.prefix && a.start == b.start && a.rv == b.rv && a.remaining == b.remaining
+	}
 	first := issuedToken{prefix: "/a/", start: "/a/p\x00", rv: 7, remaining: 3}
-	m.add("t0", first)
-	if got, ok := m.lookup("t0", "/a/"); !ok || got != first {
+	m.add("t0", first, snap)
+	got, ok := m.lookup("t0", "/a/")
+	if !ok || !same(got, first) {
 		t.Fatalf("lookup(t0, /a/) = %+v, %v; want %+v", got, ok, first)
+	}
+	if v := got.enter(); v != view(snap) {
+		t.Fatalf("the remembered token's view: %v, want %v", v, snap)
+	} else {
+		v.leave()
 	}
 	if _, ok := m.lookup("t0", "/b/"); ok {
 		t.Fatal("a token issued for /a/ answered for /b/")
@@ -445,9 +458,17 @@ func TestTokenMemo(t *testing.T) {
 	if _, ok := m.lookup("t1", "/a/"); ok {
 		t.Fatal("a token never issued answered")
 	}
-	m.add("t0", issuedToken{prefix: "/a/", start: "/a/other\x00", rv: 7})
-	if got, _ := m.lookup("t0", "/a/"); got != first {
+	m.add("t0", issuedToken{prefix: "/a/", start: "/a/other\x00", rv: 7}, snap)
+	if got, _ := m.lookup("t0", "/a/"); !same(got, first) {
 		t.Fatalf("the same token issued again: %+v, want the first record %+v", got, first)
+	}
+	m.add("t0", first, snap2)
+	if got, _ := m.lookup("t0", "/a/"); got.snap.Value() != snap2 {
+		t.Fatal("the same token issued from another view kept the first view")
+	}
+	snap2.pin.dead.Store(true)
+	if got, _ := m.lookup("t0", "/a/"); got.enter() != nil {
+		t.Fatal("a token whose view the window evicted entered it")
 	}
 	other := ""
 	for i := 1; other == ""; i++ {
@@ -455,13 +476,19 @@ func TestTokenMemo(t *testing.T) {
 			other = tok
 		}
 	}
-	m.add(other, issuedToken{prefix: "/a/", start: "/a/q\x00", rv: 8})
+	m.add(other, issuedToken{prefix: "/a/", start: "/a/q\x00", rv: 8}, snap)
 	if _, ok := m.lookup("t0", "/a/"); ok {
 		t.Fatalf("t0 is still remembered after %s took its slot", other)
 	}
 	if got, ok := m.lookup(other, "/a/"); !ok || got.rv != 8 {
 		t.Fatalf("%s: %+v, %v", other, got, ok)
 	}
+	m.clear()
+	if _, ok := m.lookup(other, "/a/"); ok {
+		t.Fatalf("%s is remembered after clear", other)
+	}
+	runtime.KeepAlive(snap)
+	runtime.KeepAlive(snap2)
 }
 
 // TestRememberedTokenOtherNamespace: a token issued for one namespace's list, sent with another

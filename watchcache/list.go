@@ -43,12 +43,21 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 	if err := c.admit(q.unsupported, err); err != nil {
 		return nil, err
 	}
-	v, rv, err := c.readView(ctx, r, q.prefix)
-	if errors.Is(err, ErrExpired) && r.kind == readExact && c.opts.History != nil {
-		return c.listHistory(ctx, q, r, r.rv, err)
+	var v view
+	var rv uint64
+	if issued != nil && r.kind == readExact {
+		// The page after one this cache issued reads the view that page read, if it is still
+		// in the window; the cache has long reached the token's RV.
+		v, rv = issued.enter(), r.rv
 	}
-	if err != nil {
-		return nil, err
+	if v == nil {
+		v, rv, err = c.readView(ctx, r, q.prefix)
+		if errors.Is(err, ErrExpired) && r.kind == readExact && c.opts.History != nil {
+			return c.listHistory(ctx, q, r, r.rv, err)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	defer v.leave()
 	pl := makePlan(v, q.prefix, r.start, c.opts.Resource.Namespaced, q.labels, q.fields)
@@ -83,7 +92,7 @@ func (c *Cache) List(ctx context.Context, o ListOptions) (*ListResult, error) {
 			res.RemainingItemCount = &n
 		}
 		if decodesTo(next) {
-			c.tokens.add(res.Continue, next)
+			c.tokens.add(res.Continue, next, v)
 		}
 	}
 	return res, nil

@@ -342,3 +342,36 @@ func TestListSelectorsAndScope(t *testing.T) {
 func gjsonRV(obj []byte) string {
 	return getPath(obj, "metadata.resourceVersion")
 }
+
+// TestContinueAfterReplace: a re-list starts a new window at its RV, so a continue token issued
+// before it is too old (rule 2.9) — whether the cache remembers issuing the token (its view is
+// still alive, and not dead: a re-list marks no pin) or decodes it — and an rv -1 token from the
+// 410 continues at the re-listed state.
+func TestContinueAfterReplace(t *testing.T) {
+	for _, remembered := range []bool{true, false} {
+		t.Run(fmt.Sprint("remembered=", remembered), func(t *testing.T) {
+			c := fixture(t)
+			first := mustList(t, c, ListOptions{Limit: 2})
+			tok := first.Continue
+			if !remembered {
+				start, rv, err := decodeContinue(tok, "/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok = encodeContinueEtcdForm(start, "/", rv)
+			}
+			if err := c.Replace([][]byte{pod("ns-0", "pod-01", "", "", 0), pod("ns-0", "pod-02", "", "", 0)}, 300); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.List(context.Background(), ListOptions{Continue: tok, Limit: 2})
+			var exp *ExpiredError
+			if !errors.As(err, &exp) || exp.Message != msgContinueTooOld {
+				t.Fatalf("continue from before the re-list: %v, want 410 %q", err, msgContinueTooOld)
+			}
+			res := mustList(t, c, ListOptions{Continue: exp.Continue})
+			if got, want := names(res.Items), []string{"ns-0/pod-02"}; res.ResourceVersion != 300 || !reflect.DeepEqual(got, want) {
+				t.Fatalf("rv -1 continue after the re-list: RV %d, %v; want 300, %v", res.ResourceVersion, got, want)
+			}
+		})
+	}
+}
