@@ -2,10 +2,13 @@ package fake
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"unsafe"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -23,6 +26,13 @@ import (
 // controller) are atomic against everything else; commit checks that the object it replaces is
 // still the stored one (as etcd's transaction compares the key's mod revision), so that a write
 // racing one of those paths, or Store and Remove, fails with a conflict instead of undoing it.
+//
+// A write that may call admission webhooks takes no object lock while any webhook is configured
+// (lockUnlessWebhooks): a webhook may itself write the object through the server, and would wait
+// for the lock its caller holds until the call timed out. Such a write is computed from what it
+// read and committed only if the object is still that; an update computed from a version that
+// changed meanwhile runs again from a fresh read (staleError), as the apiserver's GuaranteedUpdate
+// runs its update function, admission included, again after etcd's compare failed.
 
 // lockKey names one object of one resource.
 type lockKey struct {
@@ -71,12 +81,41 @@ func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 	}
 }
 
+// lockUnlessWebhooks is lockObject for a write that calls admission webhooks while it holds
+// the lock, when no webhook configuration is stored; with one, it takes nothing (see above).
+func (s *Server) lockUnlessWebhooks(r *served, namespace, name string) (unlock func()) {
+	if s.anyWebhooks() {
+		return func() {}
+	}
+	return s.lockObject(r, namespace, name)
+}
+
+// staleError is commit's conflict when the stored object is no longer the one the change was
+// computed from. It is the apiserver's 409 to a caller that answers it; an update retries it from
+// a fresh read (retryStale), as the apiserver's storage does.
+type staleError struct{ *apierrors.StatusError }
+
+// retryStale runs attempt until it answers something else than a staleError, as the apiserver's
+// GuaranteedUpdate runs its update function until its commit's compare holds: each attempt reads
+// the object again and runs the whole update on it (patch, admission, the resourceVersion
+// precondition, which then fails); attempt keeps what it answers. It stops when ctx is done: the
+// client went away.
+func retryStale(ctx context.Context, attempt func() error) error {
+	for {
+		err := attempt()
+		if !errors.As(err, new(staleError)) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
 // commit stores one change of an object as one event at the next resourceVersion. obj is
 // encoded before s.mu is taken; under it, the new resourceVersion is written into the encoded
 // bytes, so the cache parses the object once and no encoding runs under the server-wide lock.
 // stored is the object's JSON the change was computed from (nil for a create): if the stored
-// object is no longer it, nothing is written and commit answers the apiserver's conflict. The
-// caller holds the object's lock, not s.mu.
+// object is no longer it, nothing is written and commit answers the apiserver's conflict (a
+// staleError for an update). The caller holds the object's lock (or, with webhooks configured,
+// none: lockUnlessWebhooks), not s.mu.
 func (s *Server) commit(r *served, typ watchcache.EventType, obj runtime.Object, stored []byte) ([]byte, error) {
 	return s.commitEncoded(r, typ, obj, nil, stored)
 }
@@ -112,7 +151,7 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		if stored == nil {
 			return nil, alreadyExists(r, m.GetName())
 		}
-		return nil, conflict(r, m.GetName())
+		return nil, staleError{apierrors.NewConflict(r.gvr.GroupResource(), m.GetName(), errors.New(optimisticLockMessage))}
 	}
 	rv := s.rv.Load() + 1
 	if ok {
