@@ -60,6 +60,15 @@ var webhookRetryCases = []writeCase{
 		{Name: "delete with resourceVersion", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/d2", Body: `{"preconditions":{"resourceVersion":"{rv}"}}`},
 		retryGet("d2"),
 	}},
+	{Name: "wrcreate", Steps: []writeStep{
+		nsStep(),
+		whConfig("MutatingWebhookConfiguration", "{ns}", wh("write-self.example.com", "/write-self/label", retryRules("CREATE")+selectHook("mutate"))),
+		whConfig("ValidatingWebhookConfiguration", "{ns}", wh("write-self.example.com", "/write-self", retryRules("CREATE")+selectHook("validate"))),
+		{Name: "create, mutating webhook creates it", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"cm","labels":{"hook":"mutate"}},"data":{"k":"v1"}}`},
+		retryGet("cm"),
+		{Name: "create, validating webhook creates it", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", Body: `{"metadata":{"name":"cv","labels":{"hook":"validate"}},"data":{"k":"v1"}}`},
+		retryGet("cv"),
+	}},
 }
 
 // retryRules are the rules of a webhook of config maps for operations, which calls it for 2
@@ -83,10 +92,11 @@ var webhookRetryRecording = recording{cases: webhookRetryCases, file: "testdata/
 	title: "webhooks that write the object they admit", recorder: "TestRecordOracleWebhookRetry", replayer: "TestObservedWebhookRetry", source: "webhook_retry_record_test.go",
 	note: "The test runs a webhook server over TLS: `{hook}` is its URL and `{ca}` its certificate (base64 PEM). A webhook\n" +
 		"at `/write-self…`, on its first review of an object, merge-patches the object's label `touched: \"yes\"` through\n" +
-		"the API (no resourceVersion) before it answers; `wrote` is the status code that write got. It then answers as\n" +
-		"the path after `/write-self` says (`/label`: adds the label `defaulted: \"yes\"`; nothing: allows). Each `⇢ webhook`\n" +
-		"line is a review it received during the step, in the order its answers were sent; each `⇠ watch` line is an event\n" +
-		"of a watch of all config maps (from before the first case) that arrived during the step.",
+		"the API (no resourceVersion), or creates the object with that label when the review is of its create, before\n" +
+		"it answers; `wrote` is the status code that write got. It then answers as the path after `/write-self` says\n" +
+		"(`/label`: adds the label `defaulted: \"yes\"`; nothing: allows). Each `⇢ webhook` line is a review it received\n" +
+		"during the step, in the order its answers were sent; each `⇠ watch` line is an event of a watch of all config\n" +
+		"maps (from before the first case) that arrived during the step.",
 	setup: func(t *testing.T, srv *server) {
 		hs := startRetryHookServer(t, srv)
 		srv.vars = map[string]string{"{hook}": hs.URL, "{ca}": hs.caBundle}
@@ -166,7 +176,7 @@ func (hs *retryHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	hs.mu.Unlock()
 	path, writes := strings.CutPrefix(r.URL.Path, "/write-self")
 	if writes && first {
-		rec.Wrote = hs.touch(req.Namespace, req.Name)
+		rec.Wrote = hs.touch(req.Operation, req.Namespace, req.Name)
 	}
 	hs.mu.Lock()
 	hs.reviews = append(hs.reviews, rec)
@@ -177,17 +187,23 @@ func (hs *retryHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(out)
 }
 
-// touch merge-patches the label touched=yes onto a config map, unconditionally, and returns the
-// status code of the answer (0 when there is none within 5 seconds).
-func (hs *retryHookServer) touch(namespace, name string) int {
+// touch merge-patches the label touched=yes onto a config map, unconditionally, or creates it with
+// that label when the operation under review is its create, and returns the status code of the
+// answer (0 when there is none within 5 seconds).
+func (hs *retryHookServer) touch(op admissionv1.Operation, namespace, name string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "PATCH", hs.api.base+"/api/v1/namespaces/"+namespace+"/configmaps/"+name,
-		strings.NewReader(`{"metadata":{"labels":{"touched":"yes"}}}`))
+	method, path, ct := "PATCH", "/api/v1/namespaces/"+namespace+"/configmaps/"+name, "application/merge-patch+json"
+	body := `{"metadata":{"labels":{"touched":"yes"}}}`
+	if op == admissionv1.Create {
+		method, path, ct = "POST", "/api/v1/namespaces/"+namespace+"/configmaps", "application/json"
+		body = `{"metadata":{"name":"` + name + `","labels":{"touched":"yes"}}}`
+	}
+	req, err := http.NewRequestWithContext(ctx, method, hs.api.base+path, strings.NewReader(body))
 	if err != nil {
 		return 0
 	}
-	req.Header.Set("Content-Type", "application/merge-patch+json")
+	req.Header.Set("Content-Type", ct)
 	req.Header.Set("User-Agent", "retry-webhook/v0.0.0")
 	if hs.api.token != "" {
 		req.Header.Set("Authorization", "Bearer "+hs.api.token)
