@@ -27,12 +27,14 @@ import (
 // still the stored one (as etcd's transaction compares the key's mod revision), so that a write
 // racing one of those paths, or Store and Remove, fails with a conflict instead of undoing it.
 //
-// A write that may call admission webhooks takes no object lock while any webhook is configured
-// (lockUnlessWebhooks): a webhook may itself write the object through the server, and would wait
-// for the lock its caller holds until the call timed out. Such a write is computed from what it
-// read and committed only if the object is still that; an update computed from a version that
-// changed meanwhile runs again from a fresh read (staleError), as the apiserver's GuaranteedUpdate
-// runs its update function, admission included, again after etcd's compare failed.
+// A write that may call admission webhooks holds the object's lock only around its commit while
+// any webhook is configured (lockForAdmission): a webhook may itself write the object through the
+// server, and would wait for a lock its caller held until the call timed out. Such a write is
+// computed from what it read and committed only if the object is still that; an update computed
+// from a version that changed meanwhile runs again from a fresh read (staleError), as the
+// apiserver's GuaranteedUpdate runs its update function, admission included, again after etcd's
+// compare failed. Taking the lock for the commit keeps the paths that hold it from their read to
+// their commit (a binding, an eviction's budget) free of a write between the two.
 
 // lockKey names one object of one resource.
 type lockKey struct {
@@ -81,13 +83,30 @@ func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 	}
 }
 
-// lockUnlessWebhooks is lockObject for a write that calls admission webhooks while it holds
-// the lock, when no webhook configuration is stored; with one, it takes nothing (see above).
-func (s *Server) lockUnlessWebhooks(r *served, namespace, name string) (unlock func()) {
-	if s.anyWebhooks() {
+// lockForAdmission is lockObject for the write t, which calls admission webhooks while it
+// holds the lock, when no webhook configuration is stored; with one, it takes nothing and marks t
+// to take the lock around its commit (commitFor), see above.
+func (s *Server) lockForAdmission(t *target, namespace, name string) (unlock func()) {
+	if t.lockCommit = s.anyWebhooks(); t.lockCommit {
 		return func() {}
 	}
-	return s.lockObject(r, namespace, name)
+	return s.lockObject(t.res, namespace, name)
+}
+
+// commitFor is commitEncoded for the write t, under the object's lock when the write does not
+// hold it (lockForAdmission).
+func (s *Server) commitFor(t target) func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
+	if !t.lockCommit {
+		return s.commitEncoded
+	}
+	return func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, internalError("%s: %v", r.gvk.Kind, err)
+		}
+		defer s.lockObject(r, m.GetNamespace(), m.GetName())()
+		return s.commitEncoded(r, typ, obj, b, stored)
+	}
 }
 
 // staleError is commit's conflict when the stored object is no longer the one the change was
@@ -114,8 +133,7 @@ func retryStale(ctx context.Context, attempt func() error) error {
 // bytes, so the cache parses the object once and no encoding runs under the server-wide lock.
 // stored is the object's JSON the change was computed from (nil for a create): if the stored
 // object is no longer it, nothing is written and commit answers the apiserver's conflict (a
-// staleError for an update). The caller holds the object's lock (or, with webhooks configured,
-// none: lockUnlessWebhooks), not s.mu.
+// staleError for an update). The caller holds the object's lock, not s.mu.
 func (s *Server) commit(r *served, typ watchcache.EventType, obj runtime.Object, stored []byte) ([]byte, error) {
 	return s.commitEncoded(r, typ, obj, nil, stored)
 }

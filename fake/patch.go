@@ -102,7 +102,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 // patchOnce is one attempt of patchObject, under the object's lock when no webhook may write it.
 func (s *Server) patchOnce(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
 	ctx := r.Context()
-	defer s.lockUnlessWebhooks(t.res, t.namespace, t.name)()
+	defer s.lockForAdmission(&t, t.namespace, t.name)()
 	cur, err := current(ctx, t.res, t.namespace, t.name)
 	if err != nil {
 		return nil, 0, nil, err
@@ -165,7 +165,7 @@ func (s *Server) patchOnce(r *http.Request, t target, req patch.Request, opts me
 }
 
 // createPatched creates the object an apply made from nothing, with the create rules. The caller
-// holds the object's lock, unless webhooks are configured (lockUnlessWebhooks).
+// holds the object's lock, unless webhooks are configured (lockForAdmission).
 func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {

@@ -110,7 +110,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 	if err := matchNamespace(r, t.namespace, m); err != nil {
 		return nil, false, nil, err
 	}
-	defer s.lockUnlessWebhooks(r, t.namespace, t.name)()
+	defer s.lockForAdmission(&t, t.namespace, t.name)()
 	cur, err := current(ctx, r, t.namespace, t.name)
 	if err != nil {
 		return nil, false, nil, err
@@ -158,9 +158,9 @@ func uidConflict(r *served, t target, uid, stored types.UID) error {
 // validation, finalizers, and the deletion of an object whose last finalizer went. A no-op keeps
 // the stored object and its resourceVersion. patched says the patch engine already recorded the
 // write in managedFields. The caller holds the object's lock, unless webhooks are configured
-// (lockUnlessWebhooks); oldJSON is the stored object it read, which the commit compares.
+// (lockForAdmission); oldJSON is the stored object it read, which the commit compares.
 func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
-	return s.updateWith(s.commitEncoded, t, obj, old, oldJSON, dry, manager, patched, true)
+	return s.updateWith(s.commitFor(t), t, obj, old, oldJSON, dry, manager, patched, true)
 }
 
 // updateLocked is updateHeld for a caller that holds s.mu across its read and this write (the
