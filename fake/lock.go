@@ -111,21 +111,15 @@ func (s *Server) commitFor(t target) func(r *served, typ watchcache.EventType, o
 
 // staleError is commit's conflict when the stored object is no longer the one the change was
 // computed from. It is the apiserver's 409 to a caller that answers it; an update retries it from
-// a fresh read (retryStale), as the apiserver's storage does.
+// a fresh read (stale), as the apiserver's storage does.
 type staleError struct{ *apierrors.StatusError }
 
-// retryStale runs attempt until it answers something else than a staleError, as the apiserver's
-// GuaranteedUpdate runs its update function until its commit's compare holds: each attempt reads
-// the object again and runs the whole update on it (patch, admission, the resourceVersion
-// precondition, which then fails); attempt keeps what it answers. It stops when ctx is done: the
-// client went away.
-func retryStale(ctx context.Context, attempt func() error) error {
-	for {
-		err := attempt()
-		if !errors.As(err, new(staleError)) || ctx.Err() != nil {
-			return err
-		}
-	}
+// stale reports whether an update answered a staleError to a client that still waits: the
+// caller runs it again, as the apiserver's GuaranteedUpdate runs its update function until its
+// commit's compare holds — reading the object again and running the whole update on it (patch,
+// admission, the resourceVersion precondition, which then fails).
+func stale(ctx context.Context, err error) bool {
+	return err != nil && errors.As(err, new(staleError)) && ctx.Err() == nil
 }
 
 // commit stores one change of an object as one event at the next resourceVersion. obj is

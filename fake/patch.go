@@ -87,15 +87,12 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 }
 
 // patchObject applies a patch to the stored object and stores the result, again on a fresh read
-// when the object changed meanwhile (retryStale).
+// when the object changed meanwhile (stale).
 func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
-	var b []byte
-	var code int
-	var warnings []string
-	err := retryStale(r.Context(), func() (err error) {
+	b, code, warnings, err := s.patchOnce(r, t, req, opts)
+	for stale(r.Context(), err) {
 		b, code, warnings, err = s.patchOnce(r, t, req, opts)
-		return err
-	})
+	}
 	return b, code, warnings, err
 }
 

@@ -243,7 +243,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 
 // scaleObject computes the new Scale of the object t names, from a PUT body (pt "") or a patch of
 // its current Scale, and stores the object with its new replicas, again on a fresh read when the
-// object changed meanwhile (retryStale).
+// object changed meanwhile (stale).
 func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidation, manager string, pt types.PatchType, force bool) ([]byte, []string, error) {
 	var body []byte
 	var err error
@@ -255,12 +255,10 @@ func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidatio
 	if err != nil {
 		return nil, nil, err
 	}
-	var b []byte
-	var warnings []string
-	err = retryStale(r.Context(), func() (err error) {
+	b, warnings, err := s.scaleOnce(r, t, body, dry, fieldValidation, manager, pt, force)
+	for stale(r.Context(), err) {
 		b, warnings, err = s.scaleOnce(r, t, body, dry, fieldValidation, manager, pt, force)
-		return err
-	})
+	}
 	return b, warnings, err
 }
 

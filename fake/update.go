@@ -65,21 +65,13 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		manager = patch.ManagerFromUserAgent(r.UserAgent())
 	}
 	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
-	var b []byte
-	var created bool
-	var kw []string
-	first := true
-	err = retryStale(r.Context(), func() error {
-		if !first {
-			// Each attempt starts from the body as sent: the last one changed its object.
-			if d, err = decodeBody(t.res.resourceType, body); err != nil {
-				return err
-			}
+	b, created, kw, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
+	for stale(r.Context(), err) {
+		// Again from the body as sent: the last attempt changed its object.
+		if d, err = decodeBody(t.res.resourceType, body); err == nil {
+			b, created, kw, err = s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
 		}
-		first = false
-		b, created, kw, err = s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
-		return err
-	})
+	}
 	warnings = append(warnings, kw...)
 	if err != nil {
 		addWarnings(w, t.admit.warnings)
