@@ -83,9 +83,9 @@ func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 	}
 }
 
-// lockForAdmission is lockObject for the write t, which calls admission webhooks while it
-// holds the lock, when no webhook configuration is stored; with one, it takes nothing and marks t
-// to take the lock around its commit (commitFor), see above.
+// lockForAdmission takes the lock of the object the write t admits and stores, when no webhook
+// configuration is stored; with one, it takes nothing and marks t to take the lock only around its
+// commit (commitFor), as said above.
 func (s *Server) lockForAdmission(t *target, namespace, name string) (unlock func()) {
 	if t.lockCommit = s.anyWebhooks(); t.lockCommit {
 		return func() {}
@@ -93,20 +93,23 @@ func (s *Server) lockForAdmission(t *target, namespace, name string) (unlock fun
 	return s.lockObject(t.res, namespace, name)
 }
 
-// commitFor is commitEncoded for the write t, under the object's lock when the write does not
-// hold it (lockForAdmission).
+// commitFor is the commit of the write t: commitEncoded, or commitLocking when the write does
+// not hold the object's lock (lockForAdmission).
 func (s *Server) commitFor(t target) func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
-	if !t.lockCommit {
-		return s.commitEncoded
+	if t.lockCommit {
+		return s.commitLocking
 	}
-	return func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, internalError("%s: %v", r.gvk.Kind, err)
-		}
-		defer s.lockObject(r, m.GetNamespace(), m.GetName())()
-		return s.commitEncoded(r, typ, obj, b, stored)
+	return s.commitEncoded
+}
+
+// commitLocking is commitEncoded under the object's lock, for a write that does not hold it.
+func (s *Server) commitLocking(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, internalError("%s: %v", r.gvk.Kind, err)
 	}
+	defer s.lockObject(r, m.GetNamespace(), m.GetName())()
+	return s.commitEncoded(r, typ, obj, b, stored)
 }
 
 // staleError is commit's conflict when the stored object is no longer the one the change was

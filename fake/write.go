@@ -499,7 +499,13 @@ func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m
 	}
 	// commit finds a name that exists (it compares the stored object with none under the
 	// server-wide lock) and answers its 409, so a write does not read the cache for it first.
-	b, err := s.commitFor(t)(r, watchcache.Added, obj, nil, nil)
+	var b []byte
+	var err error
+	if t.lockCommit {
+		b, err = s.commitLocking(r, watchcache.Added, obj, nil, nil)
+	} else {
+		b, err = s.commit(r, watchcache.Added, obj, nil)
+	}
 	if checkExists && apierrors.IsAlreadyExists(err) {
 		return nil, validatedError{err}
 	}
