@@ -54,7 +54,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		name, ns := objectName(it)
 		// The webhooks are called with the server's lock held: one that writes through the server
 		// waits for the deletecollection to end, and times out.
-		if err := s.admitDelete(t, name, opts); err != nil {
+		if _, err := s.admitDelete(t, name, opts, false); err != nil {
 			writeError(w, err)
 			return
 		}

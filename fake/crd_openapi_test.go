@@ -3,6 +3,7 @@ package fake_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -102,15 +103,7 @@ type observedOpenAPI struct {
 // fetch GETs a path of srv with application/json.
 func fetch(t *testing.T, srv server, path string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequest("GET", srv.base+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if srv.token != "" {
-		req.Header.Set("Authorization", "Bearer "+srv.token)
-	}
-	resp, err := srv.client.Do(req)
+	resp, err := srv.get(context.Background(), path)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}

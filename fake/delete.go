@@ -66,17 +66,31 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	t.admit = &admissionRequest{ctx: r.Context(), w: w}
-	if err := s.admitDelete(t, t.name, opts); err != nil {
-		addWarnings(w, deleteWarnings(t.res, opts))
-		writeError(w, err)
-		return
+	// The webhooks run before the object's lock is taken (one may write the object); the delete
+	// then deletes the version they saw, or admits the one stored now again.
+	var b []byte
+	admitted, err := s.admitDelete(t, t.name, opts, false)
+	for err == nil {
+		unlock := s.lockObject(t.res, t.namespace, t.name)
+		s.mu.Lock()
+		stale := false
+		if admitted != nil {
+			cur, _ := current(r.Context(), t.res, t.namespace, t.name)
+			stale = !sameBytes(cur, admitted)
+		}
+		if !stale {
+			b, err = s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
+		}
+		s.mu.Unlock()
+		unlock()
+		if !stale {
+			break
+		}
+		if err = r.Context().Err(); err == nil {
+			admitted, err = s.admitDelete(t, t.name, opts, true)
+		}
 	}
-	unlock := s.lockObject(t.res, t.namespace, t.name)
-	s.mu.Lock()
-	b, err := s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
-	s.mu.Unlock()
 	addWarnings(w, deleteWarnings(t.res, opts))
-	unlock()
 	if err != nil {
 		writeError(w, err)
 		return

@@ -24,6 +24,9 @@ type target struct {
 	// bodyProblems are a create's strict decoding problems that its JSON no longer shows (a YAML
 	// body's duplicate keys).
 	bodyProblems []string
+	// lockCommit says the write holds no lock of its object while it is admitted, and takes it
+	// for its commit (lockForAdmission).
+	lockCommit bool
 }
 
 // parsePath resolves /api/v1/... and /apis/{group}/{version}/... to a target; ok is false for

@@ -2,10 +2,13 @@ package fake
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"unsafe"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -23,6 +26,15 @@ import (
 // controller) are atomic against everything else; commit checks that the object it replaces is
 // still the stored one (as etcd's transaction compares the key's mod revision), so that a write
 // racing one of those paths, or Store and Remove, fails with a conflict instead of undoing it.
+//
+// A write that may call admission webhooks holds the object's lock only around its commit while
+// any webhook is configured (lockForAdmission): a webhook may itself write the object through the
+// server, and would wait for a lock its caller held until the call timed out. Such a write is
+// computed from what it read and committed only if the object is still that; an update computed
+// from a version that changed meanwhile runs again from a fresh read (staleError), as the
+// apiserver's GuaranteedUpdate runs its update function, admission included, again after etcd's
+// compare failed. Taking the lock for the commit keeps the paths that hold it from their read to
+// their commit (a binding, an eviction's budget) free of a write between the two.
 
 // lockKey names one object of one resource.
 type lockKey struct {
@@ -71,12 +83,54 @@ func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 	}
 }
 
+// lockForAdmission takes the lock of the object the write t admits and stores, when no webhook
+// configuration is stored; with one, it takes nothing and marks t to take the lock only around its
+// commit (commitFor), as said above.
+func (s *Server) lockForAdmission(t *target, namespace, name string) (unlock func()) {
+	if t.lockCommit = s.anyWebhooks(); t.lockCommit {
+		return func() {}
+	}
+	return s.lockObject(t.res, namespace, name)
+}
+
+// commitFor is the commit of the write t: commitEncoded, or commitLocking when the write does
+// not hold the object's lock (lockForAdmission).
+func (s *Server) commitFor(t target) func(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
+	if t.lockCommit {
+		return s.commitLocking
+	}
+	return s.commitEncoded
+}
+
+// commitLocking is commitEncoded under the object's lock, for a write that does not hold it.
+func (s *Server) commitLocking(r *served, typ watchcache.EventType, obj runtime.Object, b, stored []byte) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, internalError("%s: %v", r.gvk.Kind, err)
+	}
+	defer s.lockObject(r, m.GetNamespace(), m.GetName())()
+	return s.commitEncoded(r, typ, obj, b, stored)
+}
+
+// staleError is commit's conflict when the stored object is no longer the one the change was
+// computed from. It is the apiserver's 409 to a caller that answers it; an update retries it from
+// a fresh read (stale), as the apiserver's storage does.
+type staleError struct{ *apierrors.StatusError }
+
+// stale reports whether an update answered a staleError to a client that still waits: the
+// caller runs it again, as the apiserver's GuaranteedUpdate runs its update function until its
+// commit's compare holds — reading the object again and running the whole update on it (patch,
+// admission, the resourceVersion precondition, which then fails).
+func stale(ctx context.Context, err error) bool {
+	return err != nil && errors.As(err, new(staleError)) && ctx.Err() == nil
+}
+
 // commit stores one change of an object as one event at the next resourceVersion. obj is
 // encoded before s.mu is taken; under it, the new resourceVersion is written into the encoded
 // bytes, so the cache parses the object once and no encoding runs under the server-wide lock.
 // stored is the object's JSON the change was computed from (nil for a create): if the stored
-// object is no longer it, nothing is written and commit answers the apiserver's conflict. The
-// caller holds the object's lock, not s.mu.
+// object is no longer it, nothing is written and commit answers the apiserver's conflict (a
+// staleError for an update). The caller holds the object's lock, not s.mu.
 func (s *Server) commit(r *served, typ watchcache.EventType, obj runtime.Object, stored []byte) ([]byte, error) {
 	return s.commitEncoded(r, typ, obj, nil, stored)
 }
@@ -112,7 +166,7 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		if stored == nil {
 			return nil, alreadyExists(r, m.GetName())
 		}
-		return nil, conflict(r, m.GetName())
+		return nil, staleError{apierrors.NewConflict(r.gvr.GroupResource(), m.GetName(), errors.New(optimisticLockMessage))}
 	}
 	rv := s.rv.Load() + 1
 	if ok {

@@ -86,10 +86,20 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 	writeBody(w, code, b)
 }
 
-// patchObject applies a patch under the object's lock and stores the result.
+// patchObject applies a patch to the stored object and stores the result, again on a fresh read
+// when the object changed meanwhile (stale).
 func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
+	b, code, warnings, err := s.patchOnce(r, t, req, opts)
+	for stale(r.Context(), err) {
+		b, code, warnings, err = s.patchOnce(r, t, req, opts)
+	}
+	return b, code, warnings, err
+}
+
+// patchOnce is one attempt of patchObject, under the object's lock when no webhook may write it.
+func (s *Server) patchOnce(r *http.Request, t target, req patch.Request, opts metav1.PatchOptions) ([]byte, int, []string, error) {
 	ctx := r.Context()
-	defer s.lockObject(t.res, t.namespace, t.name)()
+	defer s.lockForAdmission(&t, t.namespace, t.name)()
 	cur, err := current(ctx, t.res, t.namespace, t.name)
 	if err != nil {
 		return nil, 0, nil, err
@@ -152,7 +162,7 @@ func (s *Server) patchObject(r *http.Request, t target, req patch.Request, opts 
 }
 
 // createPatched creates the object an apply made from nothing, with the create rules. The caller
-// holds the object's lock.
+// holds the object's lock, unless webhooks are configured (lockForAdmission).
 func (s *Server) createPatched(ctx context.Context, t target, obj runtime.Object, dry bool) ([]byte, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {

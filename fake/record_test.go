@@ -49,6 +49,9 @@ type observedStep struct {
 	// Reviews are the AdmissionReview requests a case's webhook server received during the step
 	// (webhookServer), normalized as the answers are.
 	Reviews []json.RawMessage `json:"reviews,omitempty"`
+	// Events are the watch events of the case's objects that arrived during the step, when the
+	// recording watches them (retryWatch), normalized as the answers are.
+	Events []json.RawMessage `json:"events,omitempty"`
 }
 
 type observedCase struct {
@@ -298,6 +301,9 @@ func renderObserved(all []observedCase) []byte {
 				fmt.Fprintf(&b, "⇢ webhook %s\n", r)
 			}
 			fmt.Fprintf(&b, "→ %d\n", st.Code)
+			for _, e := range st.Events {
+				fmt.Fprintf(&b, "⇠ watch %s\n", e)
+			}
 			for _, w := range st.Warnings {
 				fmt.Fprintf(&b, "Warning: %s\n", w)
 			}

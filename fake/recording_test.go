@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
@@ -49,6 +50,19 @@ func oracleServer(t *testing.T) server {
 	}}
 	t.Cleanup(srv.client.CloseIdleConnections)
 	return srv
+}
+
+// get GETs a path of srv with application/json; the answer's body is the caller's to close.
+func (srv server) get(ctx context.Context, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", srv.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if srv.token != "" {
+		req.Header.Set("Authorization", "Bearer "+srv.token)
+	}
+	return srv.client.Do(req)
 }
 
 // record sends the cases to srv (a fresh oracle: the cases' namespaces must not exist) and writes
@@ -129,6 +143,9 @@ func (r recording) replay(t *testing.T, opts fake.Options, adjust func(step stri
 					compareStep(t, wc.Name+"/"+w.Name, g, w)
 					if !reflect.DeepEqual(rawStrings(g.Reviews), rawStrings(w.Reviews)) {
 						t.Errorf("webhook reviews differ from the apiserver's:\n got: %s\nwant: %s", rawStrings(g.Reviews), rawStrings(w.Reviews))
+					}
+					if !reflect.DeepEqual(rawStrings(g.Events), rawStrings(w.Events)) {
+						t.Errorf("watch events differ from the apiserver's:\n got: %s\nwant: %s", rawStrings(g.Events), rawStrings(w.Events))
 					}
 				})
 			}

@@ -242,9 +242,9 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 }
 
 // scaleObject computes the new Scale of the object t names, from a PUT body (pt "") or a patch of
-// its current Scale, and stores the object with its new replicas.
+// its current Scale, and stores the object with its new replicas, again on a fresh read when the
+// object changed meanwhile (stale).
 func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidation, manager string, pt types.PatchType, force bool) ([]byte, []string, error) {
-	res := t.res
 	var body []byte
 	var err error
 	if pt == "" {
@@ -255,7 +255,18 @@ func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidatio
 	if err != nil {
 		return nil, nil, err
 	}
-	defer s.lockObject(res, t.namespace, t.name)()
+	b, warnings, err := s.scaleOnce(r, t, body, dry, fieldValidation, manager, pt, force)
+	for stale(r.Context(), err) {
+		b, warnings, err = s.scaleOnce(r, t, body, dry, fieldValidation, manager, pt, force)
+	}
+	return b, warnings, err
+}
+
+// scaleOnce is one attempt of scaleObject on the stored object, under its lock when no webhook
+// may write it.
+func (s *Server) scaleOnce(r *http.Request, t target, body []byte, dry bool, fieldValidation, manager string, pt types.PatchType, force bool) ([]byte, []string, error) {
+	res := t.res
+	defer s.lockForAdmission(&t, t.namespace, t.name)()
 	cur, err := current(r.Context(), res, t.namespace, t.name)
 	if err == nil && cur == nil {
 		err = apierrors.NewNotFound(res.gvr.GroupResource(), t.name)

@@ -66,6 +66,12 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	t.admit = writeAdmission(r, opts.DryRun, opts.FieldManager, opts.FieldValidation)
 	b, created, kw, err := s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
+	for stale(r.Context(), err) {
+		// Again from the body as sent: the last attempt changed its object.
+		if d, err = decodeBody(t.res.resourceType, body); err == nil {
+			b, created, kw, err = s.updateObject(r.Context(), t, d.obj, dryRun(opts.DryRun), manager)
+		}
+	}
 	warnings = append(warnings, kw...)
 	if err != nil {
 		addWarnings(w, t.admit.warnings)
@@ -82,7 +88,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 
 // updateObject stores obj as the new state of the object t names (its status only, for the
 // status subresource), with the apiserver's update rules; created says a missing object was
-// created (resources that allow create on update).
+// created (resources that allow create on update). A staleError says the object changed while
+// the update was computed: the caller runs it again on a fresh obj.
 func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object, dry bool, manager string) ([]byte, bool, []string, error) {
 	r := t.res
 	m, err := meta.Accessor(obj)
@@ -95,7 +102,7 @@ func (s *Server) updateObject(ctx context.Context, t target, obj runtime.Object,
 	if err := matchNamespace(r, t.namespace, m); err != nil {
 		return nil, false, nil, err
 	}
-	defer s.lockObject(r, t.namespace, t.name)()
+	defer s.lockForAdmission(&t, t.namespace, t.name)()
 	cur, err := current(ctx, r, t.namespace, t.name)
 	if err != nil {
 		return nil, false, nil, err
@@ -142,10 +149,10 @@ func uidConflict(r *served, t target, uid, stored types.UID) error {
 // it: resourceVersion precondition, immutable metadata, the strategy (status, generation),
 // validation, finalizers, and the deletion of an object whose last finalizer went. A no-op keeps
 // the stored object and its resourceVersion. patched says the patch engine already recorded the
-// write in managedFields. The caller holds the object's lock; oldJSON is the stored object it
-// read under it.
+// write in managedFields. The caller holds the object's lock, unless webhooks are configured
+// (lockForAdmission); oldJSON is the stored object it read, which the commit compares.
 func (s *Server) updateHeld(t target, obj, old runtime.Object, oldJSON []byte, dry bool, manager string, patched bool) ([]byte, error) {
-	return s.updateWith(s.commitEncoded, t, obj, old, oldJSON, dry, manager, patched, true)
+	return s.updateWith(s.commitFor(t), t, obj, old, oldJSON, dry, manager, patched, true)
 }
 
 // updateLocked is updateHeld for a caller that holds s.mu across its read and this write (the

@@ -426,23 +426,31 @@ func (s *Server) validateAttributes(t target, a *admissionAttributes) error {
 
 // admitDelete runs the webhooks of a delete of the stored object t names (t.name, or name within
 // a deletecollection) on the object as stored: mutating ones (which may not patch it), then
-// validating ones. A missing object, or one whose preconditions fail, calls none: the delete
-// answers for it.
-func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions) error {
+// validating ones; it returns the stored object they saw. A missing object, or one whose
+// preconditions fail, calls none: the delete answers for it.
+//
+// again says the object changed since the last admission of this delete: as the apiserver's
+// storage delete, which runs the validating admission in its precondition check and runs the
+// check again after its compare failed, only the validating webhooks are called, and a
+// precondition the object now fails is the storage's conflict.
+func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions, again bool) ([]byte, error) {
 	if t.admit == nil {
-		return nil
+		return nil, nil
 	}
 	cur, err := current(t.admit.ctx, t.res, t.namespace, name)
 	if err != nil || cur == nil {
-		return nil
+		return nil, nil
 	}
 	old, err := decodeStored(t.res.resourceType, cur)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, _ := meta.Accessor(old)
 	if p := opts.Preconditions; p != nil && ((p.UID != nil && *p.UID != m.GetUID()) || (p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion())) {
-		return nil
+		if again {
+			return nil, storagePreconditionFailed(t.res, t.namespace, name, p, m)
+		}
+		return nil, nil
 	}
 	t.name = name
 	if t.res.gvr.GroupResource() == namespacesGR && (opts.Preconditions == nil || opts.Preconditions.UID == nil) {
@@ -455,10 +463,27 @@ func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions) 
 		opts = &c
 	}
 	t.admit.deleteOptions = opts
-	if _, err := s.mutate(t, admissionv1.Delete, nil, old); err != nil {
-		return err
+	if !again {
+		if _, err := s.mutate(t, admissionv1.Delete, nil, old); err != nil {
+			return nil, err
+		}
 	}
-	return s.validateWebhooks(t, admissionv1.Delete, nil, old)
+	return cur, s.validateWebhooks(t, admissionv1.Delete, nil, old)
+}
+
+// storagePreconditionFailed is the storage layer's conflict of a delete whose preconditions the
+// object, read again after it changed, fails: worded as etcd3's Preconditions.Check, not as the
+// registry's check of the object it read first.
+func storagePreconditionFailed(r *served, namespace, name string, p *metav1.Preconditions, m metav1.Object) error {
+	what, want, got := "ResourceVersion", "", m.GetResourceVersion()
+	if p.UID != nil && *p.UID != m.GetUID() {
+		what, want, got = "UID", string(*p.UID), string(m.GetUID())
+	} else if p.ResourceVersion != nil {
+		want = *p.ResourceVersion
+	}
+	return apierrors.NewConflict(r.gvr.GroupResource(), name,
+		fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: %s in precondition: %v, %s in object meta: %v",
+			storageKey(r, namespace, name), what, want, what, got))
 }
 
 // attributes are the target's attributes for an operation on obj (old, for an update or a

@@ -302,6 +302,9 @@ type webhookServer struct {
 type receivedReview struct {
 	Path    string          `json:"path"`
 	Request json.RawMessage `json:"request"`
+	// Wrote is the status code of the write of the reviewed object the webhook made before it
+	// answered (retryHookServer), 0 when it made none.
+	Wrote int `json:"wrote,omitempty"`
 }
 
 func startWebhookServer(t *testing.T) *webhookServer {

@@ -406,7 +406,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 			om, _ = meta.Accessor(obj)
 			om.SetName(s.generateName(m.GetGenerateName()))
 		}
-		unlock := s.lockObject(r, om.GetNamespace(), om.GetName())
+		unlock := s.lockForAdmission(&t, om.GetNamespace(), om.GetName())
 		b, err := s.createHeld(ctx, t, obj, om, dryRun(opts.DryRun), true)
 		unlock()
 		if !generated || !apierrors.IsAlreadyExists(err) || attempt+1 >= generateNameAttempts {
@@ -446,7 +446,7 @@ func (s *Server) admitNew(ctx context.Context, t target, obj runtime.Object, m m
 
 // createNamed admits, validates and stores a new object of a name that does not exist, whose
 // managedFields and system fields are set and whose strategy ran. The caller holds the object's
-// lock.
+// lock, unless webhooks are configured (lockForAdmission).
 func (s *Server) createNamed(ctx context.Context, t target, obj runtime.Object, m metav1Object, dry bool) ([]byte, error) {
 	if err := s.admitNamespace(ctx, t.res, m.GetNamespace(), m.GetName()); err != nil {
 		return nil, err
@@ -463,7 +463,8 @@ func (e validatedError) Unwrap() error { return e.error }
 // createHeld validates and stores a new object whose namespace was admitted, in the apiserver's
 // order: a service's allocation, then one 422 of ObjectMeta's and the kind's causes, then (when
 // checkExists; the caller may have looked already) the 409 of a name that exists. The caller holds
-// the object's lock.
+// the object's lock, unless webhooks are configured (lockForAdmission): a validating webhook
+// that creates the object itself makes the commit answer that 409, as etcd's create does.
 func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m metav1Object, dry, checkExists bool) ([]byte, error) {
 	r := t.res
 	if svc, ok := obj.(*corev1.Service); ok {
@@ -498,7 +499,13 @@ func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m
 	}
 	// commit finds a name that exists (it compares the stored object with none under the
 	// server-wide lock) and answers its 409, so a write does not read the cache for it first.
-	b, err := s.commit(r, watchcache.Added, obj, nil)
+	var b []byte
+	var err error
+	if t.lockCommit {
+		b, err = s.commitLocking(r, watchcache.Added, obj, nil, nil)
+	} else {
+		b, err = s.commit(r, watchcache.Added, obj, nil)
+	}
 	if checkExists && apierrors.IsAlreadyExists(err) {
 		return nil, validatedError{err}
 	}
