@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -152,14 +151,7 @@ func TestLeanFieldManagerObjects(t *testing.T) {
 // no managedFields in either case.
 func TestLeanFieldManagerPick(t *testing.T) {
 	p := newPatcher(t)
-	k, err := p.kindOf(deploymentGVK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fm, err := p.fieldManager(k, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, fm := fieldManagerOf(t, p, deploymentGVK)
 	for _, tc := range []struct{ name, live, obj string }{
 		{"injected path", string(created(t, p)), injectedManagedFields},
 		{"fieldsV1 a string", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default","uid":"u1","managedFields":[` +
@@ -190,11 +182,7 @@ func TestLeanFieldManagerPick(t *testing.T) {
 			t.Fatalf("%s: the lean field manager gives the apiserver's answer here, so this case no longer shows why pick avoids it: %s", tc.name, leanOnly)
 		}
 	}
-	for _, tc := range []struct {
-		name string
-		obj  string
-		want bool
-	}{
+	checkMayName(t, "mayNameManagedFields", mayNameManagedFields, []mayNameCase{
 		{"none", `{"metadata":{"name":"a"}}`, false},
 		{"fields", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]}}`, false},
 		{"path", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:managedFields":{}}}}]}}`, true},
@@ -203,15 +191,7 @@ func TestLeanFieldManagerPick(t *testing.T) {
 		{"fieldsV1 null", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1"}]}}`, true},
 		{"last applied", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"metadata\":{\"managedFields\":[]}}"}}}`, true},
 		{"last applied escaped", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"k\":\"\\u00e9\"}}"}}}`, true},
-	} {
-		var cm corev1.ConfigMap
-		if err := json.Unmarshal([]byte(tc.obj), &cm); err != nil {
-			t.Fatal(err)
-		}
-		if got := mayNameManagedFields(&cm); got != tc.want {
-			t.Errorf("%s: mayNameManagedFields = %v, want %v", tc.name, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestSameVersion pins when the lean field manager's convertor returns the object itself: only

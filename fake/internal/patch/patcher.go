@@ -390,7 +390,7 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 	custom := p.customType(k.gvk)
 	status := (k.typed && hasStatus(p.scheme, k.gvk)) || (custom != nil && custom.Status)
 	reset := resetFields(k.gvk, subresource, status)
-	// typedManager builds a built-in kind's field manager twice: as the apiserver does, and lean.
+	// typedManager builds a built-in kind's field manager as the apiserver does, lean and bare.
 	typedManager := func(tc managedfields.TypeConverter) (err error) {
 		if fm.full, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
 			return err
@@ -398,7 +398,10 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 		if p.full {
 			return nil
 		}
-		fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		if fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
+			return err
+		}
+		fm.bare, err = managedfields.NewDefaultFieldManager(bareConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 		return err
 	}
 	switch {
