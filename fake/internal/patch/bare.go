@@ -44,11 +44,17 @@ var unownedKeys = func() [][]byte {
 //     empty, which would make metadata itself a field.
 //
 // The apiserver's defaulting does not read the metadata it leaves out.
-type bareConverter struct{ managedfields.TypeConverter }
+//
+// It also leaves out the validation of the live and written objects where no value of their Go
+// type can fail it (validatedTypes).
+type bareConverter struct {
+	managedfields.TypeConverter
+	validated *validatedTypes
+}
 
 // ObjectToTyped is the wrapped converter's, on bareCopy of obj; obj is not changed.
 func (c bareConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
-	return c.TypeConverter.ObjectToTyped(bareCopy(obj), opts...)
+	return c.validated.objectToTyped(c.TypeConverter, bareCopy(obj), opts)
 }
 
 // bareCopy returns obj, or a shallow copy of it without managedFields and without the metadata of

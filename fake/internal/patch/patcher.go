@@ -401,7 +401,7 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 		if fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
 			return err
 		}
-		fm.bare, err = managedfields.NewDefaultFieldManager(bareConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		fm.bare, err = managedfields.NewDefaultFieldManager(bareConverter{tc, &validatedTypes{}}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 		return err
 	}
 	switch {
