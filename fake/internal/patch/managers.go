@@ -168,14 +168,18 @@ func shallowCopy(obj runtime.Object) (runtime.Object, bool) {
 type sameVersion struct{ *runtime.Scheme }
 
 // ConvertToVersion returns in itself when it is typed, the scheme knows its Go type, and the kind
-// its type meta says is the one target picks among the type's kinds; else it is the scheme's.
+// its type meta says is the one target picks among the type's kinds; else it is the scheme's. An
+// unstructured in (the object the field manager makes from its merge) is the scheme's conversion
+// without its final deep copy, which would copy the typed object the conversion has just made
+// and nothing else holds.
 func (s sameVersion) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
-	if _, ok := in.(runtime.Unstructured); !ok {
-		if kinds, _, err := s.ObjectKinds(in); err == nil {
-			if gvk, ok := target.KindForGroupVersionKinds(kinds); ok && gvk.Version != runtime.APIVersionInternal &&
-				gvk == in.GetObjectKind().GroupVersionKind() && !gvk.Empty() {
-				return in, nil
-			}
+	if _, ok := in.(runtime.Unstructured); ok {
+		return s.UnsafeConvertToVersion(in, target)
+	}
+	if kinds, _, err := s.ObjectKinds(in); err == nil {
+		if gvk, ok := target.KindForGroupVersionKinds(kinds); ok && gvk.Version != runtime.APIVersionInternal &&
+			gvk == in.GetObjectKind().GroupVersionKind() && !gvk.Empty() {
+			return in, nil
 		}
 	}
 	return s.Scheme.ConvertToVersion(in, target)

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -209,5 +210,29 @@ func TestSameVersion(t *testing.T) {
 	}
 	if _, err := c.ConvertToVersion(cm, schema.GroupVersion{Group: "apps", Version: "v1"}); err == nil {
 		t.Fatal("another version: want the scheme's error")
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "labels": map[string]any{"a": "b"}, "creationTimestamp": "2020-01-02T03:04:05Z"},
+		"data":     map[string]any{"k": "v"}, "binaryData": map[string]any{"b": "eA=="}}}
+	want, err := scheme.Scheme.ConvertToVersion(u.DeepCopy(), corev1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []runtime.GroupVersioner{corev1.SchemeGroupVersion, schema.GroupVersion{Group: "apps", Version: "v1"}} {
+		got, gotErr := c.ConvertToVersion(u, target)
+		_, wantErr := scheme.Scheme.ConvertToVersion(u.DeepCopy(), target)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("unstructured to %v: error %v, the scheme's %v", target, gotErr, wantErr)
+		}
+		if gotErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("unstructured: %#v, the scheme's %#v", got, want)
+		}
+		if gotErr == nil {
+			got.(*corev1.ConfigMap).Data["k"] = "changed"
+			got.(*corev1.ConfigMap).Labels["a"] = "changed"
+		}
+	}
+	if u.Object["data"].(map[string]any)["k"] != "v" || u.GetLabels()["a"] != "b" {
+		t.Fatalf("the unstructured object changed: %v", u.Object)
 	}
 }
