@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -191,17 +192,21 @@ func equalWrites(got, want runtime.Object, gotErr, wantErr error) bool {
 	return reflect.DeepEqual(withoutTimes(got), withoutTimes(want))
 }
 
-// withoutTimes returns a copy of a ConfigMap without its managedFields times.
+// withoutTimes returns a copy of obj without its managedFields times.
 func withoutTimes(obj runtime.Object) runtime.Object {
-	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok {
+	if obj == nil {
+		return nil
+	}
+	obj = obj.DeepCopyObject()
+	m, err := meta.Accessor(obj)
+	if err != nil {
 		return obj
 	}
-	cm = cm.DeepCopy()
-	for i := range cm.ManagedFields {
-		cm.ManagedFields[i].Time = nil
+	mf := m.GetManagedFields()
+	for i := range mf {
+		mf[i].Time = nil
 	}
-	return cm
+	return obj
 }
 
 // dump is obj as JSON, with the creation time's location, which JSON leaves out.

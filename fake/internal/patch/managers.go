@@ -21,6 +21,8 @@ import (
 // without them (custom resources). All are safe for concurrent use.
 type fieldManager struct {
 	full, lean, bare *managedfields.FieldManager
+	// reapply is set with bare.
+	reapply *reapply
 }
 
 // UpdateNoErrors is the field manager's UpdateNoErrors (a non-apply write by manager), with lean
@@ -35,10 +37,17 @@ func (f *fieldManager) UpdateNoErrors(live, obj runtime.Object, manager string) 
 // Apply is the field manager's Apply of cfg to live by manager, picked as UpdateNoErrors picks,
 // and lean rather than bare when cfg sets metadata bareConverter leaves out. The object bare
 // makes lacks that metadata, which it gets back from live: as cfg does not set it, the merge
-// keeps live's, which is what the apiserver's field manager returns.
+// keeps live's, which is what the apiserver's field manager returns. bare gets live without
+// manager's last field set when the apply would prune nothing (reapply).
 func (f *fieldManager) Apply(live, cfg runtime.Object, manager string, force bool) (runtime.Object, error) {
 	fm := f.pick(cfg, live)
-	out, err := fm.Apply(live, cfg, manager, force)
+	applied := live
+	if fm == f.bare {
+		if l, ok := f.reapply.withoutLastSet(live, cfg, manager); ok {
+			applied = l
+		}
+	}
+	out, err := fm.Apply(applied, cfg, manager, force)
 	if err != nil || fm != f.bare {
 		return out, err
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsapply "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
@@ -401,7 +402,9 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 		if fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
 			return err
 		}
-		fm.bare, err = managedfields.NewDefaultFieldManager(bareConverter{tc, &validatedTypes{}}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		bare := bareConverter{tc, &validatedTypes{}}
+		fm.reapply = &reapply{conv: bare, gvk: k.gvk, version: fieldpath.APIVersion(k.gvk.GroupVersion().String()), subresource: subresource, reset: reset}
+		fm.bare, err = managedfields.NewDefaultFieldManager(bare, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 		return err
 	}
 	switch {
