@@ -1,16 +1,19 @@
 package patch
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // TestReapply runs applies and updates of a Deployment, step after step on the object the
@@ -147,4 +150,43 @@ func injected(entries, add []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEn
 		}
 	}
 	return append(out, add...)
+}
+
+// TestLastSetOf checks that lastSetOf gives the set the field manager decodes from an entry,
+// whether the entry records the configuration's set (the comparison of encodings) or another.
+func TestLastSetOf(t *testing.T) {
+	p := newPatcher(t)
+	_, fm := fieldManagerOf(t, p, configMapGVK)
+	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default","labels":{"a":"b"}},"data":{"k":"v","l":"w"}}`
+	out, _, err := p.PatchObject(nil, Request{GVK: configMapGVK, Type: types.ApplyPatchType, FieldManager: "applier", Name: "c", Namespace: "default", Patch: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := meta.Accessor(out)
+	if err != nil || len(m.GetManagedFields()) != 1 {
+		t.Fatalf("managedFields %v %v", m, err)
+	}
+	raw := m.GetManagedFields()[0].FieldsV1.Raw
+	for _, cfg := range []string{body, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}`} {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(cfg), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		tv, err := fm.reapply.conv.ObjectToTyped(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		applied, err := tv.ToFieldSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &fieldpath.Set{}
+		if err := want.FromJSON(bytes.NewReader(raw)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := lastSetOf(raw, applied)
+		if err != nil || !got.Equals(want) {
+			t.Errorf("%s: lastSetOf = %v %v, want %v", cfg, got, err, want)
+		}
+	}
 }
