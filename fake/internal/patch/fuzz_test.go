@@ -3,6 +3,7 @@ package patch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -61,4 +62,96 @@ func FuzzPatch(f *testing.F) {
 			t.Fatalf("result is %s %q, want Deployment \"d\"", o.Kind, o.Metadata.Name)
 		}
 	})
+}
+
+// FuzzFieldManagers applies two arbitrary configurations in turn, by the same manager, to a stored
+// Deployment, through a Patcher and through one with only the apiserver's field managers: the
+// answers must be the same, byte for byte but for managedFields times. The second apply is a
+// re-apply (reapply) whenever the two configurations have the same fields.
+func FuzzFieldManagers(f *testing.F) {
+	ours, full := newPatcher(f), newPatcher(f)
+	full.full = true
+	stored := created(f, full)
+	const d = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"%s},"spec":{%s}}`
+	for _, seed := range []struct {
+		first, second string
+		force         bool
+	}{
+		{fmt.Sprintf(d, "", `"replicas":2`), fmt.Sprintf(d, "", `"replicas":3`), true},
+		{fmt.Sprintf(d, `,"labels":{"x":"y"}`, `"replicas":2`), fmt.Sprintf(d, "", `"replicas":2`), false},
+		{fmt.Sprintf(d, "", `"template":{"spec":{"containers":[{"name":"c1","image":"a"},{"name":"c3","image":"b"}]}}`),
+			fmt.Sprintf(d, "", `"template":{"spec":{"containers":[{"name":"c1","image":"c"}]}}`), true},
+		{fmt.Sprintf(d, `,"annotations":{}`, `"paused":true`), fmt.Sprintf(d, `,"annotations":{"a":"b"}`, `"paused":null`), true},
+		{fmt.Sprintf(d, "", `"replicas":2},"status":{"replicas":3`), fmt.Sprintf(d, "", `"replicas":2},"status":{"replicas":4`), true},
+	} {
+		f.Add([]byte(seed.first), []byte(seed.second), seed.force)
+	}
+	apply := func(p *Patcher, cur, body []byte, force bool) ([]byte, error) {
+		return p.Patch(cur, Request{GVK: deploymentGVK, Type: types.ApplyPatchType, Patch: body, FieldManager: "applier", Force: force,
+			Name: "d", Namespace: "default"})
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte, force bool) {
+		cur := stored
+		for _, body := range [][]byte{first, second} {
+			var got, want []byte
+			var gotErr, wantErr error
+			for range 2 { // a write that straddles a second gets other times
+				got, gotErr = apply(ours, cur, body, force)
+				want, wantErr = apply(full, cur, body, force)
+				if sameError(gotErr, wantErr) && withoutEntryTimes(t, got) == withoutEntryTimes(t, want) {
+					break
+				}
+			}
+			if !sameError(gotErr, wantErr) || withoutEntryTimes(t, got) != withoutEntryTimes(t, want) {
+				t.Fatalf("apply %s:\n got %v %s\nwant %v %s", body, gotErr, got, wantErr, want)
+			}
+			if wantErr != nil {
+				return
+			}
+			cur = want
+		}
+	})
+}
+
+// sameError reports whether two answers' errors are both nil or have the same code and reason:
+// the field manager's message names the first of several invalid fields in map order, which
+// varies from run to run.
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return apierrors.ReasonForError(a) == apierrors.ReasonForError(b) && statusCode(a) == statusCode(b)
+}
+
+// statusCode is err's HTTP status code, 0 for an error that is not a StatusError.
+func statusCode(err error) int32 {
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return se.ErrStatus.Code
+	}
+	return 0
+}
+
+// withoutEntryTimes is obj, a JSON object or nil, without its managedFields times.
+func withoutEntryTimes(t *testing.T, obj []byte) string {
+	t.Helper()
+	if obj == nil {
+		return ""
+	}
+	var o map[string]any
+	if err := json.Unmarshal(obj, &o); err != nil {
+		t.Fatalf("%v: %s", err, obj)
+	}
+	if m, ok := o["metadata"].(map[string]any); ok {
+		if mf, ok := m["managedFields"].([]any); ok {
+			for _, e := range mf {
+				delete(e.(map[string]any), "time")
+			}
+		}
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

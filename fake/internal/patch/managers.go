@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -13,29 +14,54 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
-// fieldManager is a kind's field manager for one subresource, built twice for the scheme's kinds:
-// full is apimachinery's field manager as the apiserver builds it; lean is the same over
-// conversions that leave out what cannot change its answer (leanConverter, sameVersion) and is
-// nil for kinds without it (custom resources). Both are safe for concurrent use.
+// fieldManager is a kind's field manager for one subresource, built three times for the scheme's
+// kinds: full is apimachinery's field manager as the apiserver builds it; lean is the same over
+// conversions that leave out what cannot change its answer (leanConverter, sameVersion); bare
+// also leaves out the metadata no manager owns (bareConverter). lean and bare are nil for kinds
+// without them (custom resources). All are safe for concurrent use.
 type fieldManager struct {
-	full, lean *managedfields.FieldManager
+	full, lean, bare *managedfields.FieldManager
+	// reapply is set with bare.
+	reapply *reapply
 }
 
 // UpdateNoErrors is the field manager's UpdateNoErrors (a non-apply write by manager), with lean
-// when neither object's field ownership can name metadata.managedFields.
+// when neither object's field ownership can name metadata.managedFields, and bare when it cannot
+// name the metadata bareConverter leaves out either. The object it returns is obj (with its
+// managedFields set) whichever it picks: the field manager's update returns the object it was
+// given, not one made from the conversion.
 func (f *fieldManager) UpdateNoErrors(live, obj runtime.Object, manager string) runtime.Object {
-	return f.pick(live, obj).UpdateNoErrors(live, obj, manager)
+	return f.pick(nil, live, obj).UpdateNoErrors(live, obj, manager)
 }
 
-// Apply is the field manager's Apply of cfg to live by manager, with lean when live's field
-// ownership cannot name metadata.managedFields.
+// Apply is the field manager's Apply of cfg to live by manager, picked as UpdateNoErrors picks,
+// and lean rather than bare when cfg sets metadata bareConverter leaves out. The object bare
+// makes lacks that metadata, which it gets back from live: as cfg does not set it, the merge
+// keeps live's, which is what the apiserver's field manager returns. bare gets live without
+// manager's last field set when the apply would prune nothing (reapply).
 func (f *fieldManager) Apply(live, cfg runtime.Object, manager string, force bool) (runtime.Object, error) {
-	return f.pick(live).Apply(live, cfg, manager, force)
+	fm := f.pick(cfg, live)
+	applied := live
+	if fm == f.bare {
+		if l, ok := f.reapply.withoutLastSet(live, cfg, manager); ok {
+			applied = l
+		}
+	}
+	out, err := fm.Apply(applied, cfg, manager, force)
+	if err != nil || fm != f.bare {
+		return out, err
+	}
+	if err := restoreUnowned(out, live); err != nil {
+		return nil, fmt.Errorf("patch: restoring the metadata no manager owns: %w", err)
+	}
+	return out, nil
 }
 
 // pick returns lean unless one of objs' managedFields entries or last-applied configuration might
-// name metadata.managedFields, whose ownership only full tells.
-func (f *fieldManager) pick(objs ...runtime.Object) *managedfields.FieldManager {
+// name metadata.managedFields, whose ownership only full tells; bare when none of them might name
+// the metadata bareConverter leaves out and cfg (an apply configuration, nil for an update) does
+// not set it.
+func (f *fieldManager) pick(cfg runtime.Object, objs ...runtime.Object) *managedfields.FieldManager {
 	if f.lean == nil {
 		return f.full
 	}
@@ -44,7 +70,15 @@ func (f *fieldManager) pick(objs ...runtime.Object) *managedfields.FieldManager 
 			return f.full
 		}
 	}
-	return f.lean
+	if f.bare == nil || setsUnowned(cfg) {
+		return f.lean
+	}
+	for _, obj := range objs {
+		if mayNameUnowned(obj) {
+			return f.lean
+		}
+	}
+	return f.bare
 }
 
 // mayNameManagedFields reports whether obj's managedFields entries (the field sets the field
@@ -111,13 +145,7 @@ func withoutManagedFields(obj runtime.Object) runtime.Object {
 	if err != nil || len(m.GetManagedFields()) == 0 {
 		return obj
 	}
-	v := reflect.ValueOf(obj)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return obj
-	}
-	cp := reflect.New(v.Elem().Type())
-	cp.Elem().Set(v.Elem())
-	out, ok := cp.Interface().(runtime.Object)
+	out, ok := shallowCopy(obj)
 	if !ok {
 		return obj
 	}
@@ -128,6 +156,19 @@ func withoutManagedFields(obj runtime.Object) runtime.Object {
 	return obj
 }
 
+// shallowCopy returns a copy of obj, a pointer to a struct, that shares everything the struct
+// points to with obj, or false for another object.
+func shallowCopy(obj runtime.Object) (runtime.Object, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	out, ok := cp.Interface().(runtime.Object)
+	return out, ok
+}
+
 // sameVersion is the scheme as the field manager's ObjectConvertor, without the deep copy the
 // scheme makes of a typed object that already is of the version asked for. The field manager
 // converts the live object and the new one to their own version before it reads them into typed
@@ -136,14 +177,18 @@ func withoutManagedFields(obj runtime.Object) runtime.Object {
 type sameVersion struct{ *runtime.Scheme }
 
 // ConvertToVersion returns in itself when it is typed, the scheme knows its Go type, and the kind
-// its type meta says is the one target picks among the type's kinds; else it is the scheme's.
+// its type meta says is the one target picks among the type's kinds; else it is the scheme's. An
+// unstructured in (the object the field manager makes from its merge) is the scheme's conversion
+// without its final deep copy, which would copy the typed object the conversion has just made
+// and nothing else holds.
 func (s sameVersion) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
-	if _, ok := in.(runtime.Unstructured); !ok {
-		if kinds, _, err := s.ObjectKinds(in); err == nil {
-			if gvk, ok := target.KindForGroupVersionKinds(kinds); ok && gvk.Version != runtime.APIVersionInternal &&
-				gvk == in.GetObjectKind().GroupVersionKind() && !gvk.Empty() {
-				return in, nil
-			}
+	if _, ok := in.(runtime.Unstructured); ok {
+		return s.UnsafeConvertToVersion(in, target)
+	}
+	if kinds, _, err := s.ObjectKinds(in); err == nil {
+		if gvk, ok := target.KindForGroupVersionKinds(kinds); ok && gvk.Version != runtime.APIVersionInternal &&
+			gvk == in.GetObjectKind().GroupVersionKind() && !gvk.Empty() {
+			return in, nil
 		}
 	}
 	return s.Scheme.ConvertToVersion(in, target)

@@ -1,13 +1,13 @@
 package patch
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -152,14 +152,7 @@ func TestLeanFieldManagerObjects(t *testing.T) {
 // no managedFields in either case.
 func TestLeanFieldManagerPick(t *testing.T) {
 	p := newPatcher(t)
-	k, err := p.kindOf(deploymentGVK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fm, err := p.fieldManager(k, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, fm := fieldManagerOf(t, p, deploymentGVK)
 	for _, tc := range []struct{ name, live, obj string }{
 		{"injected path", string(created(t, p)), injectedManagedFields},
 		{"fieldsV1 a string", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default","uid":"u1","managedFields":[` +
@@ -190,11 +183,7 @@ func TestLeanFieldManagerPick(t *testing.T) {
 			t.Fatalf("%s: the lean field manager gives the apiserver's answer here, so this case no longer shows why pick avoids it: %s", tc.name, leanOnly)
 		}
 	}
-	for _, tc := range []struct {
-		name string
-		obj  string
-		want bool
-	}{
+	checkMayName(t, "mayNameManagedFields", mayNameManagedFields, []mayNameCase{
 		{"none", `{"metadata":{"name":"a"}}`, false},
 		{"fields", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]}}`, false},
 		{"path", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:managedFields":{}}}}]}}`, true},
@@ -203,15 +192,7 @@ func TestLeanFieldManagerPick(t *testing.T) {
 		{"fieldsV1 null", `{"metadata":{"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1"}]}}`, true},
 		{"last applied", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"metadata\":{\"managedFields\":[]}}"}}}`, true},
 		{"last applied escaped", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"k\":\"\\u00e9\"}}"}}}`, true},
-	} {
-		var cm corev1.ConfigMap
-		if err := json.Unmarshal([]byte(tc.obj), &cm); err != nil {
-			t.Fatal(err)
-		}
-		if got := mayNameManagedFields(&cm); got != tc.want {
-			t.Errorf("%s: mayNameManagedFields = %v, want %v", tc.name, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestSameVersion pins when the lean field manager's convertor returns the object itself: only
@@ -229,5 +210,29 @@ func TestSameVersion(t *testing.T) {
 	}
 	if _, err := c.ConvertToVersion(cm, schema.GroupVersion{Group: "apps", Version: "v1"}); err == nil {
 		t.Fatal("another version: want the scheme's error")
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "labels": map[string]any{"a": "b"}, "creationTimestamp": "2020-01-02T03:04:05Z"},
+		"data":     map[string]any{"k": "v"}, "binaryData": map[string]any{"b": "eA=="}}}
+	want, err := scheme.Scheme.ConvertToVersion(u.DeepCopy(), corev1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []runtime.GroupVersioner{corev1.SchemeGroupVersion, schema.GroupVersion{Group: "apps", Version: "v1"}} {
+		got, gotErr := c.ConvertToVersion(u, target)
+		_, wantErr := scheme.Scheme.ConvertToVersion(u.DeepCopy(), target)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("unstructured to %v: error %v, the scheme's %v", target, gotErr, wantErr)
+		}
+		if gotErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("unstructured: %#v, the scheme's %#v", got, want)
+		}
+		if gotErr == nil {
+			got.(*corev1.ConfigMap).Data["k"] = "changed"
+			got.(*corev1.ConfigMap).Labels["a"] = "changed"
+		}
+	}
+	if u.Object["data"].(map[string]any)["k"] != "v" || u.GetLabels()["a"] != "b" {
+		t.Fatalf("the unstructured object changed: %v", u.Object)
 	}
 }

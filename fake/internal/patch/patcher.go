@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsapply "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
@@ -390,7 +391,7 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 	custom := p.customType(k.gvk)
 	status := (k.typed && hasStatus(p.scheme, k.gvk)) || (custom != nil && custom.Status)
 	reset := resetFields(k.gvk, subresource, status)
-	// typedManager builds a built-in kind's field manager twice: as the apiserver does, and lean.
+	// typedManager builds a built-in kind's field manager as the apiserver does, lean and bare.
 	typedManager := func(tc managedfields.TypeConverter) (err error) {
 		if fm.full, err = managedfields.NewDefaultFieldManager(tc, p.scheme, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
 			return err
@@ -398,7 +399,12 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 		if p.full {
 			return nil
 		}
-		fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
+		if fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
+			return err
+		}
+		bare := bareConverter{tc, &validatedTypes{}}
+		fm.reapply = &reapply{conv: bare, gvk: k.gvk, version: fieldpath.APIVersion(k.gvk.GroupVersion().String()), subresource: subresource, reset: reset}
+		fm.bare, err = managedfields.NewDefaultFieldManager(bare, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 		return err
 	}
 	switch {
