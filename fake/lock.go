@@ -98,6 +98,14 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		}
 	}
 	at, end, ok := resourceVersionValue(b)
+	// The object b encodes, when decoding b gives it back: kept as b's decoding, it spares the
+	// protobuf answer and the object's next write their decoding of the stored JSON.
+	var kept runtime.Object
+	if r.custom == nil {
+		if x := storedEncodings.take(b); x != nil && losslessJSON(x, b) {
+			kept = x
+		}
+	}
 	var gm gcMeta
 	if s.gc != nil {
 		gm = gcMetaOf(b) // it does not read the resourceVersion, the one field written under the lock
@@ -126,16 +134,29 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		if b, err = encodeStored(r.resourceType, obj); err != nil {
 			return nil, err
 		}
+		kept = nil
 	}
 	if err := r.cache.Apply(watchcache.Event{Type: typ, Object: b, ResourceVersion: rv}); err != nil {
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
-	if r.custom == nil {
+	rvs := rvString(rv)
+	switch {
+	case kept != nil:
+		km, err := meta.Accessor(kept)
+		if err != nil {
+			return nil, internalError("%s: %v", r.gvk.Kind, err)
+		}
+		km.SetResourceVersion(rvs) // the one written into b
+		if verifyStoredDecodings {
+			verifyKept(r.resourceType, b, kept)
+		}
+		storedDecodings.keep(b, kept)
+	case r.custom == nil:
 		storedDecodings.stored(b)
 	}
 	s.rv.Store(rv)
 	s.committedMetaLocked(r, typ, b, rv, gm)
-	m.SetResourceVersion(rvString(rv))
+	m.SetResourceVersion(rvs)
 	return b, nil
 }
 
