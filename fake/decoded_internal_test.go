@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -125,6 +126,16 @@ func TestStoredDecodingsWrites(t *testing.T) {
 		}
 		if got := want.(*corev1.ConfigMap).Data["k"]; got != string(rune('0'+i)) {
 			t.Fatalf("write %d stored data.k %q", i, got)
+		}
+		if w.accept == wire.Protobuf.MediaType() {
+			// The answer made from the kept object is the one made from the stored JSON.
+			pb, err := wire.AppendObject(nil, r.gvk, stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(rec.Body.Bytes(), pb) {
+				t.Fatalf("write %d answered %q, want the stored JSON's protobuf %q", i, rec.Body.Bytes(), pb)
+			}
 		}
 	}
 	// Kept by the commit of every write the server encoded, whatever its answer's encoding: before

@@ -72,6 +72,10 @@ func writeBody(w http.ResponseWriter, code int, b []byte) {
 
 // protobufBody is the protobuf answer of a JSON object or Status.
 func protobufBody(b []byte) ([]byte, error) {
+	if obj, ok := storedDecodings.get(b, nil); ok {
+		// A stored object's decoding, whose kind and apiVersion are the JSON's.
+		return wire.AppendDecoded(nil, obj.GetObjectKind().GroupVersionKind(), obj)
+	}
 	kind, apiVersion := gjson.GetBytes(b, "kind").String(), gjson.GetBytes(b, "apiVersion").String()
 	if kind == "Status" {
 		var st metav1.Status
@@ -85,13 +89,11 @@ func protobufBody(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("fake: protobuf of %s: %w", kind, err)
 	}
 	gvk := gv.WithKind(kind)
-	obj, ok := storedDecodings.get(b, nil)
-	if !ok {
-		if obj, err = wire.Decode(gvk, b); err != nil {
-			return nil, err
-		}
-		storedDecodings.decoded(b, obj)
+	obj, err := wire.Decode(gvk, b)
+	if err != nil {
+		return nil, err
 	}
+	storedDecodings.decoded(b, obj)
 	return wire.AppendDecoded(nil, gvk, obj)
 }
 

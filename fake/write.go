@@ -326,9 +326,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
-	if errs := metav1validation.ValidateCreateOptions(&opts); len(errs) > 0 {
-		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
-		return
+	// Options a client left empty (most do) are valid, and their validation allocates.
+	if opts.FieldManager != "" || opts.DryRun != nil || opts.FieldValidation != "" {
+		if errs := metav1validation.ValidateCreateOptions(&opts); len(errs) > 0 {
+			writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
+			return
+		}
 	}
 	body, problems, err := readJSONBodyStrict(r)
 	if err != nil {
