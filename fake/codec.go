@@ -65,9 +65,15 @@ func bodyJSON(r *http.Request, body []byte) ([]byte, error) {
 // reports it before the JSON's own problems.
 func bodyJSONStrict(r *http.Request, body []byte) ([]byte, []string, error) {
 	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" {
-		mt, err = "application/json", nil
+	var mt string
+	var err error
+	switch ct {
+	case "", "application/json":
+		mt = "application/json"
+	case protobufType, "application/yaml":
+		mt = ct // what ParseMediaType gives for these, without the map of parameters it makes
+	default:
+		mt, _, err = mime.ParseMediaType(ct)
 	}
 	if err != nil {
 		return nil, nil, unsupportedMediaType(bodyTypes...)

@@ -2,11 +2,14 @@ package fake
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/watchcache/watchcache/watchcache"
@@ -108,7 +111,12 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 	}
 	var gm gcMeta
 	if s.gc != nil {
-		gm = gcMetaOf(b) // it does not read the resourceVersion, the one field written under the lock
+		// Neither reads the resourceVersion, the one field written under the lock.
+		if om := objectMetaOf(kept); om != nil {
+			gm = gcMetaOfObject(om) // what gcMetaOf reads in b, which encodes it
+		} else {
+			gm = gcMetaOf(b)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,6 +157,9 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		km.SetResourceVersion(rvs) // the one written into b
 		if verifyStoredDecodings {
 			verifyKept(r.resourceType, b, kept)
+			if s.gc != nil && !reflect.DeepEqual(gm, gcMetaOf(b)) {
+				panic(fmt.Sprintf("fake: the collector's view of a kept %s is %+v, its JSON's %+v", r.gvk.Kind, gm, gcMetaOf(b)))
+			}
 		}
 		storedDecodings.keep(b, kept)
 	case r.custom == nil:
@@ -158,6 +169,16 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 	s.committedMetaLocked(r, typ, b, rv, gm)
 	m.SetResourceVersion(rvs)
 	return b, nil
+}
+
+// objectMetaOf returns a typed object's metadata, or nil (for nil too).
+func objectMetaOf(obj runtime.Object) *metav1.ObjectMeta {
+	a, ok := obj.(metav1.ObjectMetaAccessor)
+	if !ok {
+		return nil
+	}
+	om, _ := a.GetObjectMeta().(*metav1.ObjectMeta)
+	return om
 }
 
 // rvKey is how an encoded object's metadata.resourceVersion starts.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,7 +53,10 @@ func writeBody(w http.ResponseWriter, code int, b []byte) {
 	var err error
 	switch enc {
 	case wire.Protobuf:
-		out, err = protobufBody(b)
+		bp := answerBuffers.Get().(*[]byte)
+		defer putAnswerBuffer(bp)
+		out, err = protobufBody((*bp)[:0], b)
+		*bp = out // the buffer as grown, for the next answer; a Write does not keep what it is given
 	case wire.YAML:
 		out, err = wire.ToYAML(b)
 	}
@@ -70,11 +74,25 @@ func writeBody(w http.ResponseWriter, code int, b []byte) {
 	_, _ = w.Write(out)
 }
 
-// protobufBody is the protobuf answer of a JSON object or Status.
-func protobufBody(b []byte) ([]byte, error) {
+// answerBuffers are the buffers of writeBody's protobuf answers.
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledAnswer is the largest answer buffer kept for reuse: most objects are a few KiB, and a
+// rare large one (up to the 3 MiB body limit) should not stay allocated.
+const maxPooledAnswer = 64 << 10
+
+// putAnswerBuffer returns a buffer to answerBuffers unless it is larger than maxPooledAnswer.
+func putAnswerBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledAnswer {
+		answerBuffers.Put(bp)
+	}
+}
+
+// protobufBody appends to dst the protobuf answer of a JSON object or Status.
+func protobufBody(dst, b []byte) ([]byte, error) {
 	if obj, ok := storedDecodings.get(b, nil); ok {
 		// A stored object's decoding, whose kind and apiVersion are the JSON's.
-		return wire.AppendDecoded(nil, obj.GetObjectKind().GroupVersionKind(), obj)
+		return wire.AppendDecoded(dst, obj.GetObjectKind().GroupVersionKind(), obj)
 	}
 	kind, apiVersion := gjson.GetBytes(b, "kind").String(), gjson.GetBytes(b, "apiVersion").String()
 	if kind == "Status" {
@@ -82,7 +100,7 @@ func protobufBody(b []byte) ([]byte, error) {
 		if err := json.Unmarshal(b, &st); err != nil {
 			return nil, fmt.Errorf("fake: protobuf of a Status: %w", err)
 		}
-		return wire.Status(&st), nil
+		return append(dst, wire.Status(&st)...), nil
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
@@ -94,7 +112,7 @@ func protobufBody(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	storedDecodings.decoded(b, obj)
-	return wire.AppendDecoded(nil, gvk, obj)
+	return wire.AppendDecoded(dst, gvk, obj)
 }
 
 // encodedWriter is a response negotiated to enc; writeBody converts to it. Unwrap lets

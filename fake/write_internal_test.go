@@ -1,10 +1,14 @@
 package fake
 
 import (
+	"errors"
+	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -38,6 +42,70 @@ func TestCreateOptionsValidation(t *testing.T) {
 		s.ServeHTTP(rec, req)
 		if rec.Code != c.code {
 			t.Errorf("POST%s: %d %s, want %d", c.query, rec.Code, rec.Body, c.code)
+		}
+	}
+}
+
+// TestReadAll checks readAll against io.ReadAll for bodies shorter than, as long as and longer
+// than the size it is given, read in pieces of every size, and with a read error.
+func TestReadAll(t *testing.T) {
+	body := strings.Repeat("0123456789", 300)
+	for _, n := range []int{0, 1, 511, 512, 513, 3000} {
+		for _, size := range []int64{0, 1, int64(n) - 1, int64(n), int64(n) + 1, 4096} {
+			for _, piece := range []int{1, 7, 512, 4096} {
+				src := body[:n]
+				got, err := readAll(iotest.OneByteReader(strings.NewReader(src)), max(size, 0))
+				if piece > 1 {
+					got, err = readAll(&chunks{s: src, n: piece}, max(size, 0))
+				}
+				if err != nil || string(got) != src {
+					t.Fatalf("n %d size %d piece %d: %d bytes, %v", n, size, piece, len(got), err)
+				}
+			}
+		}
+	}
+	want := errors.New("broken")
+	got, err := readAll(io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(want)), 10)
+	if string(got) != "abc" || err != want {
+		t.Fatalf("readAll of a broken body = %q, %v; want the bytes before the error and it", got, err)
+	}
+}
+
+// chunks reads s at most n bytes at a time.
+type chunks struct {
+	s string
+	n int
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.s)
+	c.s = c.s[k:]
+	return k, nil
+}
+
+// TestBodyMediaTypes checks bodyJSONStrict's media types without a parse against
+// mime.ParseMediaType's answer, and that the others are still parsed.
+func TestBodyMediaTypes(t *testing.T) {
+	for _, ct := range []string{"application/json", protobufType, "application/yaml"} {
+		if mt, params, err := mime.ParseMediaType(ct); mt != ct || len(params) != 0 || err != nil {
+			t.Fatalf("ParseMediaType(%q) = %q, %v, %v", ct, mt, params, err)
+		}
+	}
+	for _, c := range []struct {
+		ct   string
+		json bool // the body comes back as it is
+	}{
+		{"", true}, {"application/json", true}, {protobufType, true}, {"Application/JSON; charset=utf-8", true},
+		{"application/json;", true}, {"/json", false}, {"application/json; charset", false}, {"text/plain", false}, {"application/yaml", true}, {"application/yaml ; x=y", true},
+	} {
+		req := httptest.NewRequest("POST", "/", nil)
+		req.Header.Set("Content-Type", c.ct)
+		got, _, err := bodyJSONStrict(req, []byte(`{"a":1}`))
+		if (err == nil && string(got) == `{"a":1}`) != c.json {
+			t.Errorf("Content-Type %q: %s, %v", c.ct, got, err)
 		}
 	}
 }
