@@ -132,10 +132,7 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 	}
 	rv := s.rv.Load() + 1
 	if ok {
-		out := make([]byte, 0, len(b)+20)
-		out = append(out, b[:at]...)
-		out = strconv.AppendUint(out, rv, 10)
-		b = append(out, b[end:]...)
+		b = writeResourceVersion(b, at, end, rv)
 	} else {
 		// Not found where every built-in kind puts it: encode again, under the lock.
 		m.SetResourceVersion(rvString(rv))
@@ -179,6 +176,26 @@ func objectMetaOf(obj runtime.Object) *metav1.ObjectMeta {
 	}
 	om, _ := a.GetObjectMeta().(*metav1.ObjectMeta)
 	return om
+}
+
+// writeResourceVersion returns b with b[at:end] replaced by rv's digits, in b's own array when
+// its capacity has the room (an encoding's usually has: allocations are rounded up to a size
+// class), else in a new one. b is the caller's encoding, which nobody else holds.
+func writeResourceVersion(b []byte, at, end int, rv uint64) []byte {
+	var buf [20]byte // the digits of the largest uint64
+	digits := strconv.AppendUint(buf[:0], rv, 10)
+	n := len(b) - (end - at) + len(digits)
+	if n > cap(b) {
+		out := make([]byte, 0, n)
+		out = append(out, b[:at]...)
+		out = append(out, digits...)
+		return append(out, b[end:]...)
+	}
+	tail := b[end:]
+	b = b[:n]
+	copy(b[at+len(digits):], tail) // copy moves overlapping bytes as memmove does
+	copy(b[at:], digits)
+	return b
 }
 
 // rvKey is how an encoded object's metadata.resourceVersion starts.

@@ -2,13 +2,16 @@ package fake
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -106,6 +109,35 @@ func TestBodyMediaTypes(t *testing.T) {
 		got, _, err := bodyJSONStrict(req, []byte(`{"a":1}`))
 		if (err == nil && string(got) == `{"a":1}`) != c.json {
 			t.Errorf("Content-Type %q: %s, %v", c.ct, got, err)
+		}
+	}
+}
+
+// TestWriteResourceVersion checks writeResourceVersion against a copy with the digits spliced in,
+// for shorter, equal and longer digits, with and without the capacity to write in place, and that
+// it writes in place when it can.
+func TestWriteResourceVersion(t *testing.T) {
+	const enc = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","resourceVersion":"%s","uid":"u"},"data":{"k":"v"}}`
+	for _, old := range []string{"", "0", "12345", "99999999999999999999"} {
+		for _, rv := range []uint64{1, 12345, 1<<64 - 1} {
+			for _, spare := range []int{0, 3, 30} {
+				src := fmt.Sprintf(enc, old)
+				b := make([]byte, len(src), len(src)+spare)
+				copy(b, src)
+				at, end, ok := resourceVersionValue(b)
+				if !ok {
+					t.Fatal("no resourceVersion")
+				}
+				want := fmt.Sprintf(enc, strconv.FormatUint(rv, 10))
+				got := writeResourceVersion(b, at, end, rv)
+				if string(got) != want {
+					t.Fatalf("old %q rv %d spare %d: %s, want %s", old, rv, spare, got, want)
+				}
+				inPlace, wantInPlace := unsafe.SliceData(got) == unsafe.SliceData(b), len(want) <= cap(b)
+				if inPlace != wantInPlace {
+					t.Errorf("old %q rv %d spare %d: written in place %v, want %v", old, rv, spare, inPlace, wantInPlace)
+				}
+			}
 		}
 	}
 }
