@@ -265,7 +265,6 @@ func (s *Server) kindWarnings(obj, old runtime.Object) []string {
 			return w
 		}
 	}
-	specPath := field.NewPath("spec")
 	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
 		if t == nil || (old != nil && !specChanged(obj, old)) {
 			return nil
@@ -288,19 +287,19 @@ func (s *Server) kindWarnings(obj, old runtime.Object) []string {
 		}
 		return podWarnings(&o.Template.Spec, o.Template.Annotations, field.NewPath("template"))
 	case *corev1.ReplicationController:
-		return template(o.Spec.Template, specPath.Child("template"))
+		return template(o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.Deployment:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.ReplicaSet:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.StatefulSet:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.DaemonSet:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *batchv1.Job:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *batchv1.CronJob:
-		return template(&o.Spec.JobTemplate.Spec.Template, specPath.Child("jobTemplate", "spec", "template"))
+		return template(&o.Spec.JobTemplate.Spec.Template, field.NewPath("spec", "jobTemplate", "spec", "template"))
 	case *storagev1.CSIDriver:
 		// The strategy warns on update only when the token requests change.
 		if old != nil && equality.Semantic.DeepEqual(o.Spec.TokenRequests, old.(*storagev1.CSIDriver).Spec.TokenRequests) {

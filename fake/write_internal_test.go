@@ -13,8 +13,12 @@ import (
 	"testing/iotest"
 	"unsafe"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TestCreateOptionsValidation pins what create's skip of the options' validation relies on: the
@@ -139,5 +143,74 @@ func TestWriteResourceVersion(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAdmitQuotaWithoutQuotas checks that quota admission in a server without quotas builds
+// nothing (the resource's quota kind is built only when there is a quota to charge).
+func TestAdmitQuotaWithoutQuotas(t *testing.T) {
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := s.res["/v1/pods"]
+	pod, old := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := s.admitQuota(contextBackground(), r, pod, nil, "", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.admitQuota(contextBackground(), r, pod, old, "", false); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("admitQuota without quotas allocates %v times", n)
+	}
+}
+
+// TestValidateWorkloadKindOthers checks that the workload validation of another kind (a
+// ConfigMap's create and update) returns at once, without comparing specs or building paths.
+func TestValidateWorkloadKindOthers(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"k": "v"}}
+	old := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"k": "w"}}
+	if n := testing.AllocsPerRun(100, func() {
+		if errs := validateWorkloadKind(cm, nil); errs != nil {
+			t.Fatal(errs)
+		}
+		if errs := validateWorkloadKind(cm, old); errs != nil {
+			t.Fatal(errs)
+		}
+	}); n != 0 {
+		t.Errorf("validateWorkloadKind of a ConfigMap allocates %v times", n)
+	}
+}
+
+// TestKindWarningsPaths checks the template paths of the strategies' warnings, which kindWarnings
+// builds for the workload kinds only.
+func TestKindWarningsPaths(t *testing.T) {
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i", Ports: []corev1.ContainerPort{{ContainerPort: 80}, {ContainerPort: 80}}}}}
+	tmpl := corev1.PodTemplateSpec{Spec: spec}
+	for _, c := range []struct {
+		obj    runtime.Object
+		prefix string
+	}{
+		{&appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: tmpl}}, "spec.template.spec.containers[0].ports[1]"},
+		{&batchv1.CronJob{Spec: batchv1.CronJobSpec{JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: tmpl}}}}, "spec.jobTemplate.spec.template.spec.containers[0].ports[1]"},
+	} {
+		w := s.kindWarnings(c.obj, nil)
+		if len(w) == 0 || !strings.HasPrefix(w[0], c.prefix) {
+			t.Errorf("%T: warnings %q, want one starting %s", c.obj, w, c.prefix)
+		}
+	}
+	cm := &corev1.ConfigMap{}
+	// The webhook configurations' warnings it asks for first allocate on their own.
+	base := testing.AllocsPerRun(100, func() { _ = matchConditionWarnings(cm) })
+	if n := testing.AllocsPerRun(100, func() { _ = s.kindWarnings(cm, nil) }); n != base {
+		t.Errorf("kindWarnings of a ConfigMap allocates %v times, matchConditionWarnings %v", n, base)
 	}
 }
