@@ -118,15 +118,18 @@ func strictness(t *resourceType, fieldValidation string, unknown []string) ([]st
 	}
 }
 
-// current returns the stored object of a resource, or nil when there is none.
-func current(ctx context.Context, r *served, namespace, name string) ([]byte, error) {
-	b, _, err := r.cache.Get(ctx, namespace, name, "0")
-	var nf *watchcache.NotFoundError
-	if errors.As(err, &nf) {
-		return nil, nil
-	}
+// current returns the stored object of a resource, or nil when there is none: the newest version
+// the cache holds, as a Get at resourceVersion "0" reads it, which never waits (ctx is not
+// needed). It reads through Cache.Newest, which publishes no snapshot: a Get would publish one at
+// every write, since the fake reads each object it writes (a create's commit checks that none is
+// stored), and the next create would then copy the B-tree's nodes on its path.
+func current(_ context.Context, r *served, namespace, name string) ([]byte, error) {
+	b, ok, err := r.cache.Newest(namespace, name)
 	if err != nil {
 		return nil, internalError("read %s %s/%s: %v", r.gvr.Resource, namespace, name, err)
+	}
+	if !ok {
+		return nil, nil
 	}
 	return b, nil
 }

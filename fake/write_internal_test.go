@@ -214,3 +214,26 @@ func TestKindWarningsPaths(t *testing.T) {
 		t.Errorf("kindWarnings of a ConfigMap allocates %v times, matchConditionWarnings %v", n, base)
 	}
 }
+
+// TestWritesDoNotPublish checks that a run of creates, whose commits each read the object they
+// store, leaves the cache's snapshots to its readers: the commit's read does not publish one per
+// write (Cache.Newest), whose B-tree clones the next create would copy.
+func TestWritesDoNotPublish(t *testing.T) {
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 60 {
+		req := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps", strings.NewReader(fmt.Sprintf(`{"metadata":{"name":"c%d"}}`, i)))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("create %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	if st := s.res["/v1/configmaps"].cache.Stats(); st.Snapshots > 2 {
+		t.Errorf("60 creates left %d snapshots in the window, want the one at the start", st.Snapshots)
+	}
+}
