@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
+
+	"github.com/watchcache/watchcache/internal/wire"
 )
 
 // maxBodyBytes is the apiserver's limit on a request body (3 MiB,
@@ -63,9 +65,15 @@ func bodyJSON(r *http.Request, body []byte) ([]byte, error) {
 // reports it before the JSON's own problems.
 func bodyJSONStrict(r *http.Request, body []byte) ([]byte, []string, error) {
 	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" {
-		mt, err = "application/json", nil
+	var mt string
+	var err error
+	switch ct {
+	case "", "application/json":
+		mt = "application/json"
+	case protobufType, "application/yaml":
+		mt = ct // what ParseMediaType gives for these, without the map of parameters it makes
+	default:
+		mt, _, err = mime.ParseMediaType(ct)
 	}
 	if err != nil {
 		return nil, nil, unsupportedMediaType(bodyTypes...)
@@ -228,7 +236,12 @@ func encodeStored(t *resourceType, obj runtime.Object) ([]byte, error) {
 	// The apiserver's storage codec defaults what it reads, which restores what protobuf does not
 	// keep (the kind and apiVersion of a stateful set's claim templates).
 	applyDefaults(stored)
-	return encode(t, stored)
+	b, err := encode(t, stored)
+	if err != nil {
+		return nil, err
+	}
+	storedEncodings.put(b, stored) // for the commit, if one stores b
+	return b, nil
 }
 
 // protoMessage is the generated protobuf marshalling of a built-in kind's Go type.
@@ -293,5 +306,18 @@ func verifyDecoding(t *resourceType, b []byte, kept runtime.Object) {
 	want, err := decodeJSON(t, b)
 	if err != nil || !reflect.DeepEqual(kept, want) {
 		panic(fmt.Sprintf("fake: the kept decoding of a stored %s is not decodeJSON's (%v):\nkept %#v\nwant %#v\njson %s", t.gvk.Kind, err, kept, want, b))
+	}
+}
+
+// verifyKept panics unless kept, the object commitEncoded keeps as the decoding of the stored
+// JSON b, is what both decoders of stored JSON make of b: decodeJSON's (decodeStored) and
+// wire.Decode's (the protobuf answer).
+func verifyKept(t *resourceType, b []byte, kept runtime.Object) {
+	want, err := decodeJSON(t, b)
+	if err != nil || !reflect.DeepEqual(kept, want) {
+		panic(fmt.Sprintf("fake: the kept encoding of a stored %s is not decodeJSON's (%v):\nkept %#v\nwant %#v\njson %s", t.gvk.Kind, err, kept, want, b))
+	}
+	if want, err = wire.Decode(t.gvk, b); err != nil || !reflect.DeepEqual(kept, want) {
+		panic(fmt.Sprintf("fake: the kept encoding of a stored %s is not wire.Decode's (%v):\nkept %#v\nwant %#v\njson %s", t.gvk.Kind, err, kept, want, b))
 	}
 }

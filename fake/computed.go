@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -51,7 +50,8 @@ var successStatus = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"st
 // bindingsPath reports whether path is a namespace's bindings collection (/api/v1/namespaces/{ns}/bindings),
 // and its namespace.
 func bindingsPath(path string) (string, bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [maxPathSegments]string
+	segs := splitPath(path, &buf)
 	if len(segs) != 5 || segs[0] != "api" || segs[1] != "v1" || segs[2] != "namespaces" || segs[4] != "bindings" {
 		return "", false
 	}

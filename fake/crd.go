@@ -489,7 +489,8 @@ func (s *Server) stopCustomCaches() {
 // under /namespaces/{ns}/, which the apiserver's custom resource handler answers with a plain-text
 // 404 (reference/observed-crds.md, cluster / namespaced path).
 func (s *Server) namespacedPathOfClusterCustom(path string) bool {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [maxPathSegments]string
+	segs := splitPath(path, &buf)
 	if len(segs) < 6 || segs[0] != "apis" || segs[3] != "namespaces" {
 		return false
 	}

@@ -57,6 +57,12 @@ func (m *decodingMemo) stored(raw []byte) {
 	m.slot(raw).Store(&decodedEntry{raw: raw})
 }
 
+// keep registers raw, as stored does, with obj as its decoding: an object losslessJSON found
+// raw to give back. Neither may change afterwards.
+func (m *decodingMemo) keep(raw []byte, obj runtime.Object) {
+	m.slot(raw).Store(&decodedEntry{raw: raw, obj: obj})
+}
+
 // decoded keeps obj as the decoding of raw when raw is registered (stored) and has no object yet.
 // obj must not change afterwards.
 func (m *decodingMemo) decoded(raw []byte, obj runtime.Object) {
@@ -76,4 +82,40 @@ func (m *decodingMemo) get(raw []byte, typ reflect.Type) (runtime.Object, bool) 
 		return nil, false
 	}
 	return e.obj, true
+}
+
+// storedEncodings hands the object encodeStored encoded to the commit that stores its JSON, which
+// keeps it as the JSON's decoding when losslessJSON says decoding would give it back
+// (commitEncoded). An update encodes before it commits, so the object travels with its bytes.
+var storedEncodings = newEncodingTable()
+
+// encodingSlots is the number of encodings the table holds: one per write between its encoding
+// and its commit, so 64 cover 16 concurrent writers with room for the collisions of their hashes
+// and for encodings never committed (dry runs, no-op updates), which the next in their slot
+// replaces. A lost entry costs one decoding.
+const encodingSlots = 64
+
+// encodingTable maps an encoding's JSON to the object it encoded, in encodingSlots entries chosen
+// by the JSON's hash; an entry replaces the one in its slot. Safe for concurrent use.
+type encodingTable struct {
+	seed  maphash.Seed
+	slots [encodingSlots]atomic.Pointer[decodedEntry]
+}
+
+func newEncodingTable() *encodingTable { return &encodingTable{seed: maphash.MakeSeed()} }
+
+// put records obj as the object raw encodes. The caller gives obj up: whoever takes it owns it.
+func (t *encodingTable) put(raw []byte, obj runtime.Object) {
+	t.slots[maphash.Bytes(t.seed, raw)%encodingSlots].Store(&decodedEntry{raw: raw, obj: obj})
+}
+
+// take returns the object recorded for bytes equal to raw and removes it, so that one caller
+// owns it; nil when there is none.
+func (t *encodingTable) take(raw []byte) runtime.Object {
+	s := &t.slots[maphash.Bytes(t.seed, raw)%encodingSlots]
+	e := s.Load()
+	if e == nil || !bytes.Equal(e.raw, raw) || !s.CompareAndSwap(e, nil) {
+		return nil
+	}
+	return e.obj
 }

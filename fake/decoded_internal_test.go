@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -63,10 +64,10 @@ func TestDecodingMemo(t *testing.T) {
 	}
 }
 
-// TestStoredDecodingsWrites runs writes whose answers are protobuf, so that each write finds its
-// object's decoding kept by the answer to the previous one, with other writes in between that do
-// not keep one (JSON answers, Store), and checks each write stored what it asked for; every kept
-// decoding used is also checked against decodeJSON's.
+// TestStoredDecodingsWrites runs writes, most of whose answers are protobuf, so that each write
+// finds its object's decoding kept by the commit of the previous one (the object it encoded, which
+// losslessJSON let it keep), with a Store in between that keeps none, and checks each write stored
+// what it asked for; every kept decoding is also checked against decodeJSON's and wire.Decode's.
 func TestStoredDecodingsWrites(t *testing.T) {
 	defer VerifyStoredDecodings(verifyStoredDecodings)
 	VerifyStoredDecodings(true)
@@ -126,10 +127,20 @@ func TestStoredDecodingsWrites(t *testing.T) {
 		if got := want.(*corev1.ConfigMap).Data["k"]; got != string(rune('0'+i)) {
 			t.Fatalf("write %d stored data.k %q", i, got)
 		}
+		if w.accept == wire.Protobuf.MediaType() {
+			// The answer made from the kept object is the one made from the stored JSON.
+			pb, err := wire.AppendObject(nil, r.gvk, stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(rec.Body.Bytes(), pb) {
+				t.Fatalf("write %d answered %q, want the stored JSON's protobuf %q", i, rec.Body.Bytes(), pb)
+			}
+		}
 	}
-	// Kept: before the second PUT, the merge patch, both applies and the last PUT; not before the
-	// PUT after the JSON answer, nor after Store.
-	if hits != 5 {
-		t.Fatalf("%d writes found their object's decoding kept, want 5", hits)
+	// Kept by the commit of every write the server encoded, whatever its answer's encoding: before
+	// both PUTs after the create, the merge patch, both applies and the last PUT; not after Store.
+	if hits != 6 {
+		t.Fatalf("%d writes found their object's decoding kept, want 6", hits)
 	}
 }

@@ -29,11 +29,32 @@ type target struct {
 	lockCommit bool
 }
 
+// maxPathSegments is the most segments a path the fake routes has
+// (/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}/{subresource}): splitPath's
+// callers keep a path's segments in an array of this size on their stack.
+const maxPathSegments = 8
+
+// splitPath is strings.Split(strings.Trim(path, "/"), "/"), the segments in buf when they fit
+// (else in a new slice): routing and the request log split every request's path several times.
+func splitPath(path string, buf *[maxPathSegments]string) []string {
+	rest := strings.Trim(path, "/")
+	for n := range buf {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			buf[n] = rest
+			return buf[:n+1]
+		}
+		buf[n], rest = rest[:i], rest[i+1:]
+	}
+	return strings.Split(strings.Trim(path, "/"), "/")
+}
+
 // parsePath resolves /api/v1/... and /apis/{group}/{version}/... to a target; ok is false for
 // paths that name no served resource (discovery, /version, unknown resources), which the read path
 // answers.
 func (s *Server) parsePath(path string) (target, bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [maxPathSegments]string
+	segs := splitPath(path, &buf)
 	var group, version string
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":
@@ -95,7 +116,8 @@ func writeVerb(method, name string) string {
 // path (/api/v1/configmaps, /apis/apps/v1/deployments/...), and whether it is the collection
 // itself.
 func (s *Server) allNamespacesPath(path string) (collection, found bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [maxPathSegments]string
+	segs := splitPath(path, &buf)
 	var key string
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":

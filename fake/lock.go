@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"unsafe"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/watchcache/watchcache/watchcache"
@@ -152,9 +155,22 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 		}
 	}
 	at, end, ok := resourceVersionValue(b)
+	// The object b encodes, when decoding b gives it back: kept as b's decoding, it spares the
+	// protobuf answer and the object's next write their decoding of the stored JSON.
+	var kept runtime.Object
+	if r.custom == nil {
+		if x := storedEncodings.take(b); x != nil && losslessJSON(x, b) {
+			kept = x
+		}
+	}
 	var gm gcMeta
 	if s.gc != nil {
-		gm = gcMetaOf(b) // it does not read the resourceVersion, the one field written under the lock
+		// Neither reads the resourceVersion, the one field written under the lock.
+		if om := objectMetaOf(kept); om != nil {
+			gm = gcMetaOfObject(om) // what gcMetaOf reads in b, which encodes it
+		} else {
+			gm = gcMetaOf(b)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,27 +186,70 @@ func (s *Server) commitEncoded(r *served, typ watchcache.EventType, obj runtime.
 	}
 	rv := s.rv.Load() + 1
 	if ok {
-		out := make([]byte, 0, len(b)+20)
-		out = append(out, b[:at]...)
-		out = strconv.AppendUint(out, rv, 10)
-		b = append(out, b[end:]...)
+		b = writeResourceVersion(b, at, end, rv)
 	} else {
 		// Not found where every built-in kind puts it: encode again, under the lock.
 		m.SetResourceVersion(rvString(rv))
 		if b, err = encodeStored(r.resourceType, obj); err != nil {
 			return nil, err
 		}
+		kept = nil
 	}
 	if err := r.cache.Apply(watchcache.Event{Type: typ, Object: b, ResourceVersion: rv}); err != nil {
 		return nil, internalError("store %s %s: %v", r.gvr.Resource, m.GetName(), err)
 	}
-	if r.custom == nil {
+	rvs := rvString(rv)
+	switch {
+	case kept != nil:
+		km, err := meta.Accessor(kept)
+		if err != nil {
+			return nil, internalError("%s: %v", r.gvk.Kind, err)
+		}
+		km.SetResourceVersion(rvs) // the one written into b
+		if verifyStoredDecodings {
+			verifyKept(r.resourceType, b, kept)
+			if s.gc != nil && !reflect.DeepEqual(gm, gcMetaOf(b)) {
+				panic(fmt.Sprintf("fake: the collector's view of a kept %s is %+v, its JSON's %+v", r.gvk.Kind, gm, gcMetaOf(b)))
+			}
+		}
+		storedDecodings.keep(b, kept)
+	case r.custom == nil:
 		storedDecodings.stored(b)
 	}
 	s.rv.Store(rv)
 	s.committedMetaLocked(r, typ, b, rv, gm)
-	m.SetResourceVersion(rvString(rv))
+	m.SetResourceVersion(rvs)
 	return b, nil
+}
+
+// objectMetaOf returns a typed object's metadata, or nil (for nil too).
+func objectMetaOf(obj runtime.Object) *metav1.ObjectMeta {
+	a, ok := obj.(metav1.ObjectMetaAccessor)
+	if !ok {
+		return nil
+	}
+	om, _ := a.GetObjectMeta().(*metav1.ObjectMeta)
+	return om
+}
+
+// writeResourceVersion returns b with b[at:end] replaced by rv's digits, in b's own array when
+// its capacity has the room (an encoding's usually has: allocations are rounded up to a size
+// class), else in a new one. b is the caller's encoding, which nobody else holds.
+func writeResourceVersion(b []byte, at, end int, rv uint64) []byte {
+	var buf [20]byte // the digits of the largest uint64
+	digits := strconv.AppendUint(buf[:0], rv, 10)
+	n := len(b) - (end - at) + len(digits)
+	if n > cap(b) {
+		out := make([]byte, 0, n)
+		out = append(out, b[:at]...)
+		out = append(out, digits...)
+		return append(out, b[end:]...)
+	}
+	tail := b[end:]
+	b = b[:n]
+	copy(b[at+len(digits):], tail) // copy moves overlapping bytes as memmove does
+	copy(b[at:], digits)
+	return b
 }
 
 // rvKey is how an encoded object's metadata.resourceVersion starts.

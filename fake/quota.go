@@ -154,13 +154,13 @@ func (s *Server) admitQuota(ctx context.Context, r *served, obj, old runtime.Obj
 	if !r.namespaced || quotaIgnored[gr] || (old == nil && subresource != "") {
 		return nil
 	}
+	qr := s.servedGR(resourceQuotasGR)
+	if qr == nil || qr.cache.Len() == 0 {
+		return nil // the common case, a server without quotas: no lock, no list, no kind to build
+	}
 	kind := s.quotaKindOf(gr)
 	if old != nil && (kind.update == nil || !kind.update(obj, old, subresource)) {
 		return nil
-	}
-	qr := s.servedGR(resourceQuotasGR)
-	if qr == nil || qr.cache.Len() == 0 {
-		return nil // the common case, a server without quotas: no lock, no list
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {

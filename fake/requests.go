@@ -180,7 +180,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // resource (k8s.io/apiserver endpoints/request/requestinfo.go): verb, resource, subresource,
 // namespace, name; ok is false for other paths.
 func attributesOf(r *http.Request) (Request, bool) {
-	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	var buf [maxPathSegments]string
+	segs := splitPath(r.URL.Path, &buf)
 	var a Request
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":

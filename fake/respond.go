@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,7 +53,10 @@ func writeBody(w http.ResponseWriter, code int, b []byte) {
 	var err error
 	switch enc {
 	case wire.Protobuf:
-		out, err = protobufBody(b)
+		bp := answerBuffers.Get().(*[]byte)
+		defer putAnswerBuffer(bp)
+		out, err = protobufBody((*bp)[:0], b)
+		*bp = out // the buffer as grown, for the next answer; a Write does not keep what it is given
 	case wire.YAML:
 		out, err = wire.ToYAML(b)
 	}
@@ -70,29 +74,45 @@ func writeBody(w http.ResponseWriter, code int, b []byte) {
 	_, _ = w.Write(out)
 }
 
-// protobufBody is the protobuf answer of a JSON object or Status.
-func protobufBody(b []byte) ([]byte, error) {
+// answerBuffers are the buffers of writeBody's protobuf answers.
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledAnswer is the largest answer buffer kept for reuse: most objects are a few KiB, and a
+// rare large one (up to the 3 MiB body limit) should not stay allocated.
+const maxPooledAnswer = 64 << 10
+
+// putAnswerBuffer returns a buffer to answerBuffers unless it is larger than maxPooledAnswer.
+func putAnswerBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledAnswer {
+		answerBuffers.Put(bp)
+	}
+}
+
+// protobufBody appends to dst the protobuf answer of a JSON object or Status.
+func protobufBody(dst, b []byte) ([]byte, error) {
+	if obj, ok := storedDecodings.get(b, nil); ok {
+		// A stored object's decoding, whose kind and apiVersion are the JSON's.
+		return wire.AppendDecoded(dst, obj.GetObjectKind().GroupVersionKind(), obj)
+	}
 	kind, apiVersion := gjson.GetBytes(b, "kind").String(), gjson.GetBytes(b, "apiVersion").String()
 	if kind == "Status" {
 		var st metav1.Status
 		if err := json.Unmarshal(b, &st); err != nil {
 			return nil, fmt.Errorf("fake: protobuf of a Status: %w", err)
 		}
-		return wire.Status(&st), nil
+		return append(dst, wire.Status(&st)...), nil
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return nil, fmt.Errorf("fake: protobuf of %s: %w", kind, err)
 	}
 	gvk := gv.WithKind(kind)
-	obj, ok := storedDecodings.get(b, nil)
-	if !ok {
-		if obj, err = wire.Decode(gvk, b); err != nil {
-			return nil, err
-		}
-		storedDecodings.decoded(b, obj)
+	obj, err := wire.Decode(gvk, b)
+	if err != nil {
+		return nil, err
 	}
-	return wire.AppendDecoded(nil, gvk, obj)
+	storedDecodings.decoded(b, obj)
+	return wire.AppendDecoded(dst, gvk, obj)
 }
 
 // encodedWriter is a response negotiated to enc; writeBody converts to it. Unwrap lets

@@ -63,7 +63,8 @@ type reviewPath struct {
 // parseReviewPath resolves /apis/{authentication,authorization}.k8s.io/v1/... to a review; ok is
 // false for every other path.
 func parseReviewPath(path string) (reviewPath, bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [maxPathSegments]string
+	segs := splitPath(path, &buf)
 	if len(segs) < 4 || segs[0] != "apis" || segs[2] != "v1" || (segs[1] != "authentication.k8s.io" && segs[1] != "authorization.k8s.io") {
 		return reviewPath{}, false
 	}

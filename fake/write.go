@@ -9,6 +9,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"net/http"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -56,7 +57,7 @@ func readJSONBodyStrict(r *http.Request) ([]byte, []string, error) {
 
 // readBody reads a request body up to the apiserver's limit.
 func readBody(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	b, err := readAll(io.LimitReader(r.Body, maxBodyBytes+1), min(max(r.ContentLength, 0), maxBodyBytes))
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to read the body: %v", err))
 	}
@@ -64,6 +65,26 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", maxBodyBytes))
 	}
 	return b, nil
+}
+
+// readAll is io.ReadAll starting with room for size bytes and the read that finds the end: a
+// request states its body's length (client-go's always do), and io.ReadAll starts at 512 bytes
+// and grows.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the larger capacity
+		}
+	}
 }
 
 // dryRun reports whether the options ask for a dry run (validated to be "All" by then).
@@ -97,15 +118,18 @@ func strictness(t *resourceType, fieldValidation string, unknown []string) ([]st
 	}
 }
 
-// current returns the stored object of a resource, or nil when there is none.
-func current(ctx context.Context, r *served, namespace, name string) ([]byte, error) {
-	b, _, err := r.cache.Get(ctx, namespace, name, "0")
-	var nf *watchcache.NotFoundError
-	if errors.As(err, &nf) {
-		return nil, nil
-	}
+// current returns the stored object of a resource, or nil when there is none: the newest version
+// the cache holds, as a Get at resourceVersion "0" reads it, which never waits (ctx is not
+// needed). It reads through Cache.Newest, which publishes no snapshot: a Get would publish one at
+// every write, since the fake reads each object it writes (a create's commit checks that none is
+// stored), and the next create would then copy the B-tree's nodes on its path.
+func current(_ context.Context, r *served, namespace, name string) ([]byte, error) {
+	b, ok, err := r.cache.Newest(namespace, name)
 	if err != nil {
 		return nil, internalError("read %s %s/%s: %v", r.gvr.Resource, namespace, name, err)
+	}
+	if !ok {
+		return nil, nil
 	}
 	return b, nil
 }
@@ -191,10 +215,12 @@ func (s *Server) admitNamespace(ctx context.Context, r *served, ns, name string)
 // namespaceTerminating reports whether a stored namespace is being deleted (a deletionTimestamp
 // that is not null) or is in the Terminating phase.
 func namespaceTerminating(b []byte) bool {
-	if dt := gjson.GetBytes(b, "metadata.deletionTimestamp"); dt.Exists() && dt.Type != gjson.Null {
+	// A view of the stored bytes, which never change: gjson.GetBytes would copy what it finds.
+	j := unsafe.String(unsafe.SliceData(b), len(b))
+	if dt := gjson.Get(j, "metadata.deletionTimestamp"); dt.Exists() && dt.Type != gjson.Null {
 		return true
 	}
-	return gjson.GetBytes(b, "status.phase").String() == string(corev1.NamespaceTerminating)
+	return gjson.Get(j, "status.phase").String() == string(corev1.NamespaceTerminating)
 }
 
 // validate runs the per-kind validation after the ObjectMeta causes the caller found (metaErrs),
@@ -242,7 +268,6 @@ func (s *Server) kindWarnings(obj, old runtime.Object) []string {
 			return w
 		}
 	}
-	specPath := field.NewPath("spec")
 	template := func(t *corev1.PodTemplateSpec, prefix *field.Path) []string {
 		if t == nil || (old != nil && !specChanged(obj, old)) {
 			return nil
@@ -265,19 +290,19 @@ func (s *Server) kindWarnings(obj, old runtime.Object) []string {
 		}
 		return podWarnings(&o.Template.Spec, o.Template.Annotations, field.NewPath("template"))
 	case *corev1.ReplicationController:
-		return template(o.Spec.Template, specPath.Child("template"))
+		return template(o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.Deployment:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.ReplicaSet:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.StatefulSet:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *appsv1.DaemonSet:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *batchv1.Job:
-		return template(&o.Spec.Template, specPath.Child("template"))
+		return template(&o.Spec.Template, field.NewPath("spec", "template"))
 	case *batchv1.CronJob:
-		return template(&o.Spec.JobTemplate.Spec.Template, specPath.Child("jobTemplate", "spec", "template"))
+		return template(&o.Spec.JobTemplate.Spec.Template, field.NewPath("spec", "jobTemplate", "spec", "template"))
 	case *storagev1.CSIDriver:
 		// The strategy warns on update only when the token requests change.
 		if old != nil && equality.Semantic.DeepEqual(o.Spec.TokenRequests, old.(*storagev1.CSIDriver).Spec.TokenRequests) {
@@ -326,9 +351,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
-	if errs := metav1validation.ValidateCreateOptions(&opts); len(errs) > 0 {
-		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
-		return
+	// Options a client left empty (most do) are valid, and their validation allocates.
+	if opts.FieldManager != "" || opts.DryRun != nil || opts.FieldValidation != "" {
+		if errs := metav1validation.ValidateCreateOptions(&opts); len(errs) > 0 {
+			writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "", errs))
+			return
+		}
 	}
 	body, problems, err := readJSONBodyStrict(r)
 	if err != nil {

@@ -223,15 +223,40 @@ func (c *Cache) Get(ctx context.Context, namespace, name, resourceVersion string
 		return nil, 0, err
 	}
 	defer v.leave()
-	key := "/" + name
-	if c.opts.Resource.Namespaced {
-		key = "/" + namespace + "/" + name // "//<name>" without a namespace: an object keyed there (checkKey)
-	}
-	rec, ok := v.get(key)
+	rec, ok := v.get(c.objectKey(namespace, name))
 	if !ok {
 		return nil, at, &NotFoundError{Group: c.opts.Resource.Group, Resource: c.opts.Resource.Name, Name: name, ResourceVersion: at}
 	}
 	return rec.raw, at, nil
+}
+
+// Newest returns the object stored under namespace and name as of the last applied event, and
+// false when there is none; it fails as Get does when the cache is not ready. It reads the working
+// content under the writer lock and publishes nothing: it is for the one writer, which checks the
+// version it replaces before each Apply (as etcd's transaction compares a key's revision) and
+// through Get would publish a snapshot at every event, whose B-tree clones the next write then
+// copies (publishEvery). Safe for concurrent use; the bytes are the cache's and must not be
+// modified.
+func (c *Cache) Newest(namespace, name string) ([]byte, bool, error) {
+	if err := c.clock.Ready(); err != nil {
+		return nil, false, err
+	}
+	key := c.objectKey(namespace, name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl, ok := c.work.cells[key]
+	if !ok {
+		return nil, false, nil
+	}
+	return cl.head.Load().raw, true, nil
+}
+
+// objectKey is the store's key of an object.
+func (c *Cache) objectKey(namespace, name string) string {
+	if c.opts.Resource.Namespaced {
+		return "/" + namespace + "/" + name // "//<name>" without a namespace: an object keyed there (checkKey)
+	}
+	return "/" + name
 }
 
 // waitFor waits until the cache has reached rv (rule 3.3), telling the source first through

@@ -41,6 +41,7 @@ type responseWriter struct {
 
 	header http.Header // the handler's; a copy of it is sent, made at WriteHeader
 	sent   http.Header // the headers as of WriteHeader; nil before
+	spare  []string    // room for the values response adds to sent
 	status int
 	// clen is the Content-Length the handler set (-1 for none); written counts the body.
 	clen    int64
@@ -83,7 +84,7 @@ func (w *responseWriter) WriteHeader(code int) {
 		return
 	}
 	w.status = code
-	w.sent = cloneHeader(w.Header()) // the handler keeps its map, whose later changes are not sent
+	w.sent, w.spare = cloneHeader(w.Header()) // the handler keeps its map, whose later changes are not sent
 	if v := w.sent.Get("Content-Length"); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 			w.clen = n
@@ -227,7 +228,7 @@ func (w *responseWriter) handOverLocked(done bool, err error) {
 func (w *responseWriter) response(done bool) (resp *http.Response, streams bool) {
 	code, h := w.status, w.sent
 	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{httpDate()}
+		h["Date"] = w.value(httpDate())
 	}
 	for k, v := range h {
 		if len(v) == 0 {
@@ -244,11 +245,11 @@ func (w *responseWriter) response(done bool) (resp *http.Response, streams bool)
 	}
 	if _, has := h["Content-Length"]; done && w.flushed < 0 && !hasTE && allowed && !has && (!w.head || w.written > 0) && w.written <= bufferBeforeChunking {
 		clen = w.written
-		h["Content-Length"] = []string{strconv.FormatInt(clen, 10)}
+		h["Content-Length"] = w.value(strconv.FormatInt(clen, 10))
 	}
 	if allowed {
 		if _, haveType := h["Content-Type"]; !haveType && !hasTE && h.Get("Content-Encoding") == "" && len(sniff) > 0 {
-			h["Content-Type"] = []string{http.DetectContentType(sniff)}
+			h["Content-Type"] = w.value(http.DetectContentType(sniff))
 		}
 	} else {
 		delete(h, "Content-Length")
@@ -258,7 +259,7 @@ func (w *responseWriter) response(done bool) (resp *http.Response, streams bool)
 		}
 	}
 	resp = &http.Response{
-		Status:     strconv.Itoa(code) + " " + statusText(code),
+		Status:     statusLine(code),
 		StatusCode: code,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
@@ -294,15 +295,30 @@ func (w *responseWriter) response(done bool) (resp *http.Response, streams bool)
 	return resp, !done
 }
 
-// cloneHeader is h.Clone with room for the headers response adds (Date, Content-Length,
-// Content-Type), so that adding them does not grow the map.
-func cloneHeader(h http.Header) http.Header {
+// value is a header value of one string, in the spare room of the sent headers' values when
+// there is some.
+func (w *responseWriter) value(v string) []string {
+	if len(w.spare) == 0 {
+		return []string{v}
+	}
+	out := w.spare[:1:1]
+	out[0], w.spare = v, w.spare[1:]
+	return out
+}
+
+// addedHeaders is how many headers response adds at most: Date, Content-Length, Content-Type.
+const addedHeaders = 3
+
+// cloneHeader is h.Clone with room for the headers response adds, so that adding them does not
+// grow the map, and spare, room in the values' array for theirs.
+func cloneHeader(h http.Header) (out http.Header, spare []string) {
 	n := 0
 	for _, v := range h {
 		n += len(v)
 	}
-	values := make([]string, n)
-	out := make(http.Header, len(h)+3)
+	values := make([]string, n+addedHeaders)
+	spare = values[n:]
+	out = make(http.Header, len(h)+addedHeaders)
 	for k, v := range h {
 		if v == nil {
 			out[k] = nil // a nil value suppresses the header, as in net/http
@@ -312,7 +328,7 @@ func cloneHeader(h http.Header) http.Header {
 		out[k] = values[:n:n]
 		values = values[n:]
 	}
-	return out
+	return out, spare
 }
 
 // date is the last Date header made: the time in whole seconds, and its text.
@@ -338,6 +354,25 @@ func httpDate() string {
 // bodyAllowed is false for the statuses without a body: 1xx, 204 and 304.
 func bodyAllowed(code int) bool {
 	return (code < 100 || code > 199) && code != http.StatusNoContent && code != http.StatusNotModified
+}
+
+// statusLines are the Status of each code net/http names, made once.
+var statusLines = func() map[int]string {
+	m := map[int]string{}
+	for code := 100; code < 600; code++ {
+		if t := http.StatusText(code); t != "" {
+			m[code] = strconv.Itoa(code) + " " + t
+		}
+	}
+	return m
+}()
+
+// statusLine is a response's Status: the code and net/http's reason phrase.
+func statusLine(code int) string {
+	if s, ok := statusLines[code]; ok {
+		return s
+	}
+	return strconv.Itoa(code) + " " + statusText(code)
 }
 
 // statusText is the reason phrase net/http's server writes.

@@ -150,7 +150,23 @@ func serverRequest(ctx context.Context, req *http.Request) (*http.Request, error
 	if host == "" {
 		host = req.URL.Host
 	}
+	// The values in one array, with room for the two the transport adds: one allocation
+	// instead of one per header.
+	n := 2
+	for _, v := range req.Header {
+		n += len(v)
+	}
+	values := make([]string, 0, n)
 	h := make(http.Header, len(req.Header)+2)
+	add := func(k string, v ...string) {
+		if prev := h[k]; prev != nil {
+			h[k] = append(prev, v...) // another spelling of a key already copied: a new array
+			return
+		}
+		start := len(values)
+		values = append(values, v...)
+		h[k] = values[start:len(values):len(values)]
+	}
 	for k, v := range req.Header {
 		if len(v) == 0 {
 			continue
@@ -160,11 +176,11 @@ func serverRequest(ctx context.Context, req *http.Request) (*http.Request, error
 		case "Host", "Content-Length", "Transfer-Encoding":
 			continue // the transport writes these itself
 		}
-		h[ck] = append(h[ck], v...)
+		add(ck, v...)
 	}
 	switch ua, ok := req.Header["User-Agent"]; {
 	case !ok:
-		h["User-Agent"] = []string{defaultUserAgent}
+		add("User-Agent", defaultUserAgent)
 	case len(ua) == 0 || ua[0] == "":
 		delete(h, "User-Agent") // net/http's client sends none
 	}
@@ -182,7 +198,7 @@ func serverRequest(ctx context.Context, req *http.Request) (*http.Request, error
 	}
 	switch n := req.ContentLength; {
 	case req.Body != nil && req.Body != http.NoBody && n > 0:
-		h["Content-Length"] = []string{strconv.FormatInt(n, 10)}
+		add("Content-Length", strconv.FormatInt(n, 10))
 		sr.ContentLength = n
 		sr.Body = &requestBody{r: io.LimitReader(req.Body, n)}
 	case req.Body != nil && req.Body != http.NoBody:
@@ -190,7 +206,7 @@ func serverRequest(ctx context.Context, req *http.Request) (*http.Request, error
 		sr.TransferEncoding = []string{"chunked"}
 		sr.Body = &requestBody{r: req.Body}
 	case method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch:
-		h["Content-Length"] = []string{"0"} // as net/http's client sends it for these methods
+		add("Content-Length", "0") // as net/http's client sends it for these methods
 	}
 	return sr.WithContext(ctx), nil
 }

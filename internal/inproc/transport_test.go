@@ -438,3 +438,40 @@ func TestSlowReader(t *testing.T) {
 		t.Fatalf("read %d bytes, %v", len(b), err)
 	}
 }
+
+// TestHeaderCopy checks that the handler's header values, which share one array, are its own:
+// adding to one header changes neither the next one's values nor the caller's request.
+func TestHeaderCopy(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys := []string{"A", "B", "C", "User-Agent", "Content-Length"}
+		for _, k := range keys {
+			r.Header.Add(k, "added")
+		}
+		for _, k := range keys {
+			if v := r.Header.Values(k); len(v) < 2 || v[len(v)-1] != "added" || v[0] == "added" {
+				t.Errorf("header %s after adding to each: %q", k, v)
+			}
+		}
+		for i := range r.Header["A"] {
+			r.Header["A"][i] = "changed"
+		}
+		if got := r.Header.Get("B"); got != "b1" {
+			t.Errorf("B after changing A's values: %q", got)
+		}
+	})
+	tr := inproc.New(h, "h.invalid")
+	tr.Streams = func(*http.Request) bool { return false }
+	req, err := http.NewRequest("POST", "http://h.invalid/x", strings.NewReader("body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = http.Header{"A": {"a1", "a2"}, "B": {"b1"}, "c": {"c1"}}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if want := (http.Header{"A": {"a1", "a2"}, "B": {"b1"}, "c": {"c1"}}); !reflect.DeepEqual(req.Header, want) {
+		t.Errorf("the caller's headers became %v", req.Header)
+	}
+}

@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/munnerz/goautoneg"
 )
@@ -131,8 +133,41 @@ func ErrorEncoding(header string) Encoding {
 
 // ObjectEncoding negotiates the encoding of a write's answer (the object, or a Status) as the
 // apiserver does: the first clause admitting an encoding and asking for no conversion; protobuf
-// only when the kind has it. An empty header is JSON; ok is false when nothing is admitted.
+// only when the kind has it. An empty header is JSON; ok is false when nothing is admitted. Safe
+// for concurrent use.
 func ObjectEncoding(header string, protobuf bool) (enc Encoding, ok bool) {
+	slot := &objectEncodings.slots[maphash.String(objectEncodings.seed, header)%negotiatedSlots]
+	if m := slot.Load(); m != nil && m.header == header && m.protobuf == protobuf {
+		return m.enc, m.ok
+	}
+	enc, ok = objectEncoding(header, protobuf)
+	slot.Store(&negotiated{header: header, protobuf: protobuf, enc: enc, ok: ok})
+	return enc, ok
+}
+
+// objectEncodings keeps ObjectEncoding's recent answers: a client sends the same Accept header
+// with every request (client-go's typed clients "application/vnd.kubernetes.protobuf, */*"),
+// and parsing it allocates a map and slices per clause, a few percent of a small write.
+var objectEncodings = struct {
+	seed  maphash.Seed
+	slots [negotiatedSlots]atomic.Pointer[negotiated]
+}{seed: maphash.MakeSeed()}
+
+// negotiatedSlots is how many answers objectEncodings keeps, each in the slot of its header's
+// hash: a process talks to the fake with a handful of clients, and an answer replaced by another
+// header's costs one parse.
+const negotiatedSlots = 16
+
+// negotiated is one answer of ObjectEncoding, which nobody changes.
+type negotiated struct {
+	header   string
+	protobuf bool
+	enc      Encoding
+	ok       bool
+}
+
+// objectEncoding is ObjectEncoding without its memo.
+func objectEncoding(header string, protobuf bool) (enc Encoding, ok bool) {
 	if strings.TrimSpace(header) == "" {
 		return JSON, true
 	}
