@@ -144,3 +144,29 @@ func TestStoredDecodingsWrites(t *testing.T) {
 		t.Fatalf("%d writes found their object's decoding kept, want 6", hits)
 	}
 }
+
+// TestDecodingKeptAfterMarshal: a protobuf answer keeps its decoding only after marshalling it.
+// Marshalling a Quantity field that decoding left without its string (one beyond int64's digits)
+// caches the string in the object, and another write copies a kept decoding: were the object kept
+// first, that copy would race the answer's marshalling (go test -race fails it).
+func TestDecodingKeptAfterMarshal(t *testing.T) {
+	raw := []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n","resourceVersion":"7"},` +
+		`"spec":{"containers":[{"name":"c","image":"i"}],"volumes":[{"name":"v","emptyDir":{"sizeLimit":"123456789012345678901"}}]}}`)
+	storedDecodings.stored(raw)
+	copied := make(chan *corev1.Pod)
+	go func() {
+		for {
+			if obj, ok := storedDecodings.get(raw, reflect.TypeFor[*corev1.Pod]()); ok {
+				copied <- obj.(*corev1.Pod).DeepCopy()
+				return
+			}
+		}
+	}()
+	if _, err := protobufBody(nil, raw); err != nil {
+		t.Fatal(err)
+	}
+	pod := <-copied
+	if got := pod.Spec.Volumes[0].EmptyDir.SizeLimit; got.String() != "123456789012345678901" {
+		t.Fatalf("the kept decoding's size limit: %s, want 123456789012345678901", got.String())
+	}
+}

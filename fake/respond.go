@@ -111,8 +111,14 @@ func protobufBody(dst, b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	storedDecodings.decoded(b, obj)
-	return wire.AppendDecoded(dst, gvk, obj)
+	out, err := wire.AppendDecoded(dst, gvk, obj)
+	if err == nil {
+		// Kept only once marshalled: marshalling a Quantity that decoding left in a form other
+		// than its canonical one caches its string in the object, a write that another write's
+		// copy of the kept object must not race.
+		storedDecodings.decoded(b, obj)
+	}
+	return out, err
 }
 
 // encodedWriter is a response negotiated to enc; writeBody converts to it. Unwrap lets

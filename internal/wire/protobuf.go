@@ -149,7 +149,9 @@ func Decode(gvk schema.GroupVersionKind, obj []byte) (runtime.Object, error) {
 }
 
 // AppendDecoded appends the enveloped protobuf encoding of obj, an object of kind gvk that Decode
-// returned (or any object of a k8s.io/api type). It does not change obj.
+// returned (or any object of a k8s.io/api type). It changes obj only as marshalling a
+// resource.Quantity does: a Quantity field without its string gets it (Quantity.String), so an
+// object other goroutines read must be marshalled before they may.
 func AppendDecoded(dst []byte, gvk schema.GroupVersionKind, obj runtime.Object) ([]byte, error) {
 	m, ok := obj.(marshaller)
 	if !ok {
