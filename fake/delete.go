@@ -66,36 +66,47 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	t.admit = &admissionRequest{ctx: r.Context(), w: w}
-	// The webhooks run before the object's lock is taken (one may write the object); the delete
-	// then deletes the version they saw, or admits the one stored now again.
-	var b []byte
-	admitted, err := s.admitDelete(t, t.name, opts, false)
-	for err == nil {
-		unlock := s.lockObject(t.res, t.namespace, t.name)
-		s.mu.Lock()
-		stale := false
-		if admitted != nil {
-			cur, _ := current(r.Context(), t.res, t.namespace, t.name)
-			stale = !sameBytes(cur, admitted)
-		}
-		if !stale {
-			b, err = s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
-		}
-		s.mu.Unlock()
-		unlock()
-		if !stale {
-			break
-		}
-		if err = r.Context().Err(); err == nil {
-			admitted, err = s.admitDelete(t, t.name, opts, true)
-		}
-	}
+	b, err := s.deleteAdmitted(r.Context(), t, t.name, opts, false)
 	addWarnings(w, deleteWarnings(t.res, opts))
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	writeBody(w, http.StatusOK, b)
+}
+
+// deleteAdmitted deletes the object name of t's resource once its webhooks admitted it, as the
+// apiserver's store's Delete does: the webhooks run before the object's lock is taken (one may
+// write the object through the server), and the delete then deletes the version they saw, or,
+// when the object changed meanwhile, has the validating webhooks admit the one stored now
+// (admitDelete again), as the storage's delete runs its validation again after its compare
+// failed. A dry run compares nothing: the apiserver's dry-run storage validates what it read
+// once and stores nothing. collection is deleteLocked's.
+func (s *Server) deleteAdmitted(ctx context.Context, t target, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
+	dry := dryRun(opts.DryRun)
+	admitted, err := s.admitDelete(t, name, opts, false)
+	for err == nil {
+		unlock := s.lockObject(t.res, t.namespace, name)
+		s.mu.Lock()
+		stale := false
+		if admitted != nil && !dry {
+			cur, _ := current(ctx, t.res, t.namespace, name)
+			stale = !sameBytes(cur, admitted)
+		}
+		var b []byte
+		if !stale {
+			b, err = s.deleteLocked(ctx, t.res, t.namespace, name, opts, collection)
+		}
+		s.mu.Unlock()
+		unlock()
+		if !stale {
+			return b, err
+		}
+		if err = ctx.Err(); err == nil {
+			admitted, err = s.admitDelete(t, name, opts, true)
+		}
+	}
+	return nil, err
 }
 
 // deleteLocked deletes one object with the apiserver's rules and returns the answer's body: the
