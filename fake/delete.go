@@ -78,9 +78,9 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 // deleteAdmitted deletes the object name of t's resource once its webhooks admitted it, as the
 // apiserver's store's Delete does: the webhooks run before the object's lock is taken (one may
 // write the object through the server), and the delete then deletes the version they saw, or,
-// when the object changed meanwhile, has the validating webhooks admit the one stored now
-// (admitDelete again), as the storage's delete runs its validation again after its compare
-// failed. A dry run compares nothing: the apiserver's dry-run storage validates what it read
+// when the object changed meanwhile, has the webhooks admit the one stored now (admitDelete
+// again), as the storage's delete runs its validation, admission included, again after its
+// compare failed. A dry run compares nothing: the apiserver's dry-run storage validates what it read
 // once and stores nothing. collection is deleteLocked's.
 func (s *Server) deleteAdmitted(ctx context.Context, t target, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
 	dry := dryRun(opts.DryRun)

@@ -46,6 +46,16 @@ var webhookDeleteCollectionCases = []writeCase{
 		dcDelete(""),
 		dcList(),
 	}},
+	{Name: "wrdcmutate", Steps: []writeStep{
+		nsStep(),
+		whConfig("MutatingWebhookConfiguration", "{ns}", wh("write.example.com", "/dc", retryRules("DELETE"))),
+		dcItem("a", "label"),
+		dcItem("b", ""),
+		dcDelete(""),
+		dcItem("c", "label"),
+		{Name: "delete c", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/c"},
+		dcList(),
+	}},
 	{Name: "wrdcdry", Steps: []writeStep{
 		nsStep(),
 		dcHook(),
@@ -97,7 +107,7 @@ var webhookDeleteCollectionRecording = recording{cases: webhookDeleteCollectionC
 	title: "webhooks that write during a deletecollection", recorder: "TestRecordOracleWebhookDeleteCollection",
 	replayer: "TestObservedWebhookDeleteCollection", source: "webhook_deletecollection_record_test.go",
 	note: "The test runs a webhook server over TLS: `{hook}` is its URL and `{ca}` its certificate (base64 PEM). Its\n" +
-		"webhook `/dc` validates deletes of config maps; on its first review of an object it writes what the object's\n" +
+		"webhook `/dc` admits deletes of config maps (a validating one; a mutating one in wrdcmutate); on its first review of an object it writes what the object's\n" +
 		"annotation `hook-writes` says through the API before it answers (`label`: merge-patches the object's label\n" +
 		"`touched: \"yes\"`; `create`: creates the config map `made-by-<name>`; `delete:<other>`: deletes the config map\n" +
 		"`<other>`; all without a resourceVersion), and `wrote` is the status code that write got; it allows every\n" +
