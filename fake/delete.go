@@ -80,8 +80,8 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 // write the object through the server), and the delete then deletes the version they saw, or,
 // when the object changed meanwhile, has the webhooks admit the one stored now (admitDelete
 // again), as the storage's delete runs its validation, admission included, again after its
-// compare failed. A dry run compares nothing: the apiserver's dry-run storage validates what it read
-// once and stores nothing. collection is deleteLocked's.
+// compare failed. A dry run compares nothing: the apiserver's dry-run storage validates what it
+// read once, stores nothing and answers with that. collection is deleteLocked's.
 func (s *Server) deleteAdmitted(ctx context.Context, t target, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
 	dry := dryRun(opts.DryRun)
 	admitted, err := s.admitDelete(t, name, opts, false)
@@ -94,7 +94,11 @@ func (s *Server) deleteAdmitted(ctx context.Context, t target, name string, opts
 			stale = !sameBytes(cur, admitted)
 		}
 		var b []byte
-		if !stale {
+		switch {
+		case dry && admitted != nil:
+			// The dry-run storage answers with the object it read before the webhooks ran.
+			b, err = s.deleteStoredLocked(ctx, t.res, name, admitted, opts, collection)
+		case !stale:
 			b, err = s.deleteLocked(ctx, t.res, t.namespace, name, opts, collection)
 		}
 		s.mu.Unlock()
@@ -115,14 +119,20 @@ func (s *Server) deleteAdmitted(ctx context.Context, t target, name string, opts
 //
 // collection says the delete is one of a deletecollection, which answers with the objects.
 func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
+	cur, err := current(ctx, r, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.deleteStoredLocked(ctx, r, name, cur, opts, collection)
+}
+
+// deleteStoredLocked is deleteLocked of the object as cur holds it (nil: not found), which a dry
+// run may have read before it last changed.
+func (s *Server) deleteStoredLocked(ctx context.Context, r *served, name string, cur []byte, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
 	if !collection && r.gvr.GroupResource() == priorityClassesGR && isSystemPriorityClass(name) {
 		// The priority class registry's own delete refuses, before it looks the class up; a
 		// deletecollection goes through the generic store's and deletes them.
 		return nil, apierrors.NewForbidden(priorityClassesGR, name, errSystemPriorityClass)
-	}
-	cur, err := current(ctx, r, namespace, name)
-	if err != nil {
-		return nil, err
 	}
 	if cur == nil {
 		return nil, apierrors.NewNotFound(r.gvr.GroupResource(), name)

@@ -66,6 +66,14 @@ var webhookDeleteCollectionCases = []writeCase{
 		dcItem("c", "label"),
 		{Name: "delete c dryRun", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/configmaps/c?dryRun=All"},
 		dcList(),
+		// A pod template's delete answers with the deleted object.
+		whConfig("ValidatingWebhookConfiguration", "{ns}-podtemplates", wh("write.example.com", "/dc",
+			`"rules":[{"operations":["DELETE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["podtemplates"]}],"timeoutSeconds":2`)),
+		dcPodTemplate("p"),
+		{Name: "delete p dryRun", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/podtemplates/p?dryRun=All"},
+		{Name: "get p", Method: "GET", Path: "/api/v1/namespaces/{ns}/podtemplates/p"},
+		dcPodTemplate("q"),
+		{Name: "delete q", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/podtemplates/q"},
 	}},
 }
 
@@ -84,6 +92,12 @@ func dcItem(name, writes string) writeStep {
 	}
 	return writeStep{Name: "create " + name, Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps",
 		Body: `{"metadata":{"name":"` + name + `","labels":{"dc":"yes"}` + ann + `},"data":{"k":"v1"}}`}
+}
+
+// dcPodTemplate creates the pod template name, which the webhook labels on its first review.
+func dcPodTemplate(name string) writeStep {
+	return writeStep{Name: "create " + name, Method: "POST", Path: "/api/v1/namespaces/{ns}/podtemplates",
+		Body: `{"metadata":{"name":"` + name + `","annotations":{"hook-writes":"label"}},"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}`}
 }
 
 // dcDelete deletes the collection of config maps labelled dc=yes, with further query parameters.
@@ -107,9 +121,10 @@ var webhookDeleteCollectionRecording = recording{cases: webhookDeleteCollectionC
 	title: "webhooks that write during a deletecollection", recorder: "TestRecordOracleWebhookDeleteCollection",
 	replayer: "TestObservedWebhookDeleteCollection", source: "webhook_deletecollection_record_test.go",
 	note: "The test runs a webhook server over TLS: `{hook}` is its URL and `{ca}` its certificate (base64 PEM). Its\n" +
-		"webhook `/dc` admits deletes of config maps (a validating one; a mutating one in wrdcmutate); on its first review of an object it writes what the object's\n" +
+		"webhook `/dc` admits deletes of config maps (a validating one; a mutating one in wrdcmutate), and of pod\n" +
+		"templates in wrdcdry; on its first review of an object it writes what the object's\n" +
 		"annotation `hook-writes` says through the API before it answers (`label`: merge-patches the object's label\n" +
-		"`touched: \"yes\"`; `create`: creates the config map `made-by-<name>`; `delete:<other>`: deletes the config map\n" +
+		"`touched: \"yes\"`; `create`: creates the config map `made-by-<name>`; `delete:<other>`: deletes the object\n" +
 		"`<other>`; all without a resourceVersion), and `wrote` is the status code that write got; it allows every\n" +
 		"delete. A deletecollection's reviews name no object: the webhook reads the name from `oldObject`. Each\n" +
 		"`⇢ webhook` line is a review it received during the step, in the order its answers were sent; each `⇠ watch`\n" +
@@ -170,7 +185,7 @@ func (hs *dcHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	hs.seen[key] = true
 	hs.mu.Unlock()
 	if writes := old.Metadata.Annotations["hook-writes"]; first && writes != "" {
-		rec.Wrote = hs.write(req.Namespace, old.Metadata.Name, writes)
+		rec.Wrote = hs.write(req.Resource.Resource, req.Namespace, old.Metadata.Name, writes)
 	}
 	hs.mu.Lock()
 	hs.reviews = append(hs.reviews, rec)
@@ -178,18 +193,18 @@ func (hs *dcHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	writeReviewAnswer(w, &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true})
 }
 
-// write makes the write an object's hook-writes annotation names and returns the status code of
-// its answer (0 when there is none within 5 seconds).
-func (hs *dcHookServer) write(namespace, name, writes string) int {
+// write makes the write the hook-writes annotation of an object of a core resource names and
+// returns the status code of its answer (0 when there is none within 5 seconds).
+func (hs *dcHookServer) write(resource, namespace, name, writes string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	collection := "/api/v1/namespaces/" + namespace + "/configmaps"
+	collection := "/api/v1/namespaces/" + namespace + "/" + resource
 	var method, path, body string
 	switch {
 	case writes == "label":
 		method, path, body = "PATCH", collection+"/"+name, `{"metadata":{"labels":{"touched":"yes"}}}`
 	case writes == "create":
-		method, path, body = "POST", collection, `{"metadata":{"name":"made-by-`+name+`"}}`
+		method, path, body = "POST", "/api/v1/namespaces/"+namespace+"/configmaps", `{"metadata":{"name":"made-by-`+name+`"}}`
 	case strings.HasPrefix(writes, "delete:"):
 		method, path = "DELETE", collection+"/"+strings.TrimPrefix(writes, "delete:")
 	default:
