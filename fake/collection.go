@@ -30,13 +30,25 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 		writeError(w, err)
 		return
 	}
+	// Without a webhook configuration no webhook can be called, nor configured while s.mu is held:
+	// the list and its deletes run under it, one atomic step, with no object lock taken. With
+	// one, the apiserver's DeleteCollection holds nothing across its items: it lists them, then
+	// deletes each as a single delete does (deleteAdmitted), so a webhook may write through the
+	// server, and an item deleted meanwhile is skipped.
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	locked := !s.anyWebhooks()
+	if locked {
+		defer s.mu.Unlock()
+	} else {
+		s.mu.Unlock()
+	}
 	// A limit deletes one page, answered with its continue token, as the generic store's
 	// DeleteCollection stops after the first list when the request sets one.
 	rv := lo.ResourceVersion
 	if rv == "" && lo.Continue == "" {
-		rv = "0" // the server's lock is held: every write is in the cache
+		// The latest state the cache has: commit applies each event to its cache before it
+		// answers, so every write answered before this request is in it.
+		rv = "0"
 	}
 	page, err := t.res.cache.List(r.Context(), watchcache.ListOptions{
 		Namespace: t.namespace, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector,
@@ -52,13 +64,14 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t targ
 	t.admit = &admissionRequest{ctx: r.Context(), w: w, collection: true}
 	for _, it := range page.Items {
 		name, ns := objectName(it)
-		// The webhooks are called with the server's lock held: one that writes through the server
-		// waits for the deletecollection to end, and times out.
-		if _, err := s.admitDelete(t, name, opts, false); err != nil {
-			writeError(w, err)
-			return
+		if locked {
+			_, err = s.deleteLocked(r.Context(), t.res, ns, name, opts, true)
+		} else {
+			item := t
+			item.namespace = ns // a list of all namespaces' objects names each one's
+			_, err = s.deleteAdmitted(r.Context(), item, name, opts, true)
 		}
-		if _, err := s.deleteLocked(r.Context(), t.res, ns, name, opts, true); err != nil && !apierrors.IsNotFound(err) {
+		if err != nil && !apierrors.IsNotFound(err) {
 			writeError(w, err)
 			return
 		}

@@ -66,30 +66,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	t.admit = &admissionRequest{ctx: r.Context(), w: w}
-	// The webhooks run before the object's lock is taken (one may write the object); the delete
-	// then deletes the version they saw, or admits the one stored now again.
-	var b []byte
-	admitted, err := s.admitDelete(t, t.name, opts, false)
-	for err == nil {
-		unlock := s.lockObject(t.res, t.namespace, t.name)
-		s.mu.Lock()
-		stale := false
-		if admitted != nil {
-			cur, _ := current(r.Context(), t.res, t.namespace, t.name)
-			stale = !sameBytes(cur, admitted)
-		}
-		if !stale {
-			b, err = s.deleteLocked(r.Context(), t.res, t.namespace, t.name, opts, false)
-		}
-		s.mu.Unlock()
-		unlock()
-		if !stale {
-			break
-		}
-		if err = r.Context().Err(); err == nil {
-			admitted, err = s.admitDelete(t, t.name, opts, true)
-		}
-	}
+	b, err := s.deleteAdmitted(r.Context(), t, t.name, opts, false)
 	addWarnings(w, deleteWarnings(t.res, opts))
 	if err != nil {
 		writeError(w, err)
@@ -98,20 +75,64 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t target) {
 	writeBody(w, http.StatusOK, b)
 }
 
+// deleteAdmitted deletes the object name of t's resource once its webhooks admitted it, as the
+// apiserver's store's Delete does: the webhooks run before the object's lock is taken (one may
+// write the object through the server), and the delete then deletes the version they saw, or,
+// when the object changed meanwhile, has the webhooks admit the one stored now (admitDelete
+// again), as the storage's delete runs its validation, admission included, again after its
+// compare failed. A dry run compares nothing: the apiserver's dry-run storage validates what it
+// read once, stores nothing and answers with that. collection is deleteLocked's.
+func (s *Server) deleteAdmitted(ctx context.Context, t target, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
+	dry := dryRun(opts.DryRun)
+	admitted, err := s.admitDelete(t, name, opts, false)
+	for err == nil {
+		unlock := s.lockObject(t.res, t.namespace, name)
+		s.mu.Lock()
+		stale := false
+		if admitted != nil && !dry {
+			cur, _ := current(ctx, t.res, t.namespace, name)
+			stale = !sameBytes(cur, admitted)
+		}
+		var b []byte
+		switch {
+		case dry && admitted != nil:
+			// The dry-run storage answers with the object it read before the webhooks ran.
+			b, err = s.deleteStoredLocked(ctx, t.res, name, admitted, opts, collection)
+		case !stale:
+			b, err = s.deleteLocked(ctx, t.res, t.namespace, name, opts, collection)
+		}
+		s.mu.Unlock()
+		unlock()
+		if !stale {
+			return b, err
+		}
+		if err = ctx.Err(); err == nil {
+			admitted, err = s.admitDelete(t, name, opts, true)
+		}
+	}
+	return nil, err
+}
+
 // deleteLocked deletes one object with the apiserver's rules and returns the answer's body: the
 // object while it stays (finalizers, a pod's grace period), else the deleted object or a Status
 // of kind Success (returnDeleted). The caller holds s.mu.
 //
 // collection says the delete is one of a deletecollection, which answers with the objects.
 func (s *Server) deleteLocked(ctx context.Context, r *served, namespace, name string, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
+	cur, err := current(ctx, r, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.deleteStoredLocked(ctx, r, name, cur, opts, collection)
+}
+
+// deleteStoredLocked is deleteLocked of the object as cur holds it (nil: not found), which a dry
+// run may have read before it last changed.
+func (s *Server) deleteStoredLocked(ctx context.Context, r *served, name string, cur []byte, opts *metav1.DeleteOptions, collection bool) ([]byte, error) {
 	if !collection && r.gvr.GroupResource() == priorityClassesGR && isSystemPriorityClass(name) {
 		// The priority class registry's own delete refuses, before it looks the class up; a
 		// deletecollection goes through the generic store's and deletes them.
 		return nil, apierrors.NewForbidden(priorityClassesGR, name, errSystemPriorityClass)
-	}
-	cur, err := current(ctx, r, namespace, name)
-	if err != nil {
-		return nil, err
 	}
 	if cur == nil {
 		return nil, apierrors.NewNotFound(r.gvr.GroupResource(), name)

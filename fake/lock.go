@@ -25,7 +25,8 @@ import (
 // with the object already encoded, so that the events of all resources reach their caches in
 // resourceVersion order. Lock order: an object's lock, then s.mu.
 //
-// Paths that hold s.mu across a read and a write (single deletes, deletecollection, the namespace
+// Paths that hold s.mu across a read and a write (single deletes, each delete of a
+// deletecollection, a whole deletecollection while no webhook is configured, the namespace
 // controller) are atomic against everything else; commit checks that the object it replaces is
 // still the stored one (as etcd's transaction compares the key's mod revision), so that a write
 // racing one of those paths, or Store and Remove, fails with a conflict instead of undoing it.

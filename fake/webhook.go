@@ -429,9 +429,9 @@ func (s *Server) validateAttributes(t target, a *admissionAttributes) error {
 // validating ones; it returns the stored object they saw. A missing object, or one whose
 // preconditions fail, calls none: the delete answers for it.
 //
-// again says the object changed since the last admission of this delete: as the apiserver's
-// storage delete, which runs the validating admission in its precondition check and runs the
-// check again after its compare failed, only the validating webhooks are called, and a
+// again says the object changed since the last admission of this delete: the apiserver's storage
+// delete runs the admission (mutating and validating webhooks both, AdmissionToValidateObjectDeleteFunc)
+// in its precondition check and runs the check again after its compare failed, where a
 // precondition the object now fails is the storage's conflict.
 func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions, again bool) ([]byte, error) {
 	if t.admit == nil {
@@ -463,10 +463,8 @@ func (s *Server) admitDelete(t target, name string, opts *metav1.DeleteOptions, 
 		opts = &c
 	}
 	t.admit.deleteOptions = opts
-	if !again {
-		if _, err := s.mutate(t, admissionv1.Delete, nil, old); err != nil {
-			return nil, err
-		}
+	if _, err := s.mutate(t, admissionv1.Delete, nil, old); err != nil {
+		return nil, err
 	}
 	return cur, s.validateWebhooks(t, admissionv1.Delete, nil, old)
 }

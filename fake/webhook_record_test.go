@@ -310,11 +310,37 @@ type receivedReview struct {
 func startWebhookServer(t *testing.T) *webhookServer {
 	t.Helper()
 	hs := &webhookServer{}
-	hs.Server = httptest.NewTLSServer(http.HandlerFunc(hs.serve))
+	hs.start(t, hs.serve)
+	return hs
+}
+
+// start serves handler over TLS until the test ends, with the CA bundle that trusts it.
+func (hs *webhookServer) start(t *testing.T, handler http.HandlerFunc) {
+	t.Helper()
+	hs.Server = httptest.NewTLSServer(handler)
 	t.Cleanup(hs.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})
 	hs.caBundle = base64.StdEncoding.EncodeToString(ca)
-	return hs
+}
+
+// readReview decodes an AdmissionReview's request, and returns it also as received.
+func readReview(r *http.Request) (*admissionv1.AdmissionRequest, json.RawMessage, bool) {
+	var raw struct {
+		Request json.RawMessage `json:"request"`
+	}
+	var req *admissionv1.AdmissionRequest
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil || json.Unmarshal(raw.Request, &req) != nil || req == nil {
+		return nil, nil, false
+	}
+	return req, raw.Request, true
+}
+
+// writeReviewAnswer writes a v1 AdmissionReview answering with resp.
+func writeReviewAnswer(w http.ResponseWriter, resp *admissionv1.AdmissionResponse) {
+	out := admissionv1.AdmissionReview{Response: resp}
+	out.APIVersion, out.Kind = "admission.k8s.io/v1", "AdmissionReview"
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
 }
 
 // observe moves the reviews received so far into the step's record, ordered by path (validating

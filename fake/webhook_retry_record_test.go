@@ -3,11 +3,8 @@ package fake_test
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -105,8 +102,14 @@ var webhookRetryRecording = recording{cases: webhookRetryCases, file: "testdata/
 		"(`/label`: adds the label `defaulted: \"yes\"`; nothing: allows). Each `⇢ webhook` line is a review it received\n" +
 		"during the step, in the order its answers were sent; each `⇠ watch` line is an event of a watch of all config\n" +
 		"maps (from before the first case) that arrived during the step.",
-	setup: func(t *testing.T, srv *server) {
-		hs := startRetryHookServer(t, srv)
+	setup: writingHookSetup(func(t *testing.T, srv *server) *webhookServer { return &startRetryHookServer(t, srv).webhookServer })}
+
+// writingHookSetup is the setup of a recording whose webhook server (started by start) writes
+// through the server under test: the server's placeholders of the webhook, and each step's record
+// of the reviews and of a watch's events.
+func writingHookSetup(start func(t *testing.T, srv *server) *webhookServer) func(t *testing.T, srv *server) {
+	return func(t *testing.T, srv *server) {
+		hs := start(t, srv)
 		srv.vars = map[string]string{"{hook}": hs.URL, "{ca}": hs.caBundle}
 		w := startRetryWatch(t, srv)
 		srv.observe = func(norm *normalizer, o *observedStep) {
@@ -116,7 +119,8 @@ var webhookRetryRecording = recording{cases: webhookRetryCases, file: "testdata/
 			hs.observe(norm, o)
 		}
 		srv.settle = time.Second
-	}}
+	}
+}
 
 // TestRecordOracleWebhookRetry records webhookRetryCases from a fresh kube-apiserver as
 // TestRecordOracle records writeCases; the apiserver calls the test's webhook server on loopback,
@@ -133,19 +137,27 @@ func TestObservedWebhookRetry(t *testing.T) {
 	webhookRetryRecording.replay(t, noControllers, func(step string, got, want *observedStep) {
 		for _, st := range []*observedStep{got, want} {
 			st.Response = storagePreconditionRVs.ReplaceAll(st.Response, []byte("${1}<rv>"))
-			for i, r := range st.Reviews {
-				st.Reviews[i] = mapLeaves(r, func(v any, key, parent string) any {
-					if key == "username" && parent == "userInfo" {
-						return "<user>"
-					}
-					return v
-				})
+			anyUser(st)
+			for i := range st.Reviews {
 				if step == "wrscale/scale" {
 					st.Reviews[i] = withoutManagedFields(st.Reviews[i])
 				}
 			}
 		}
 	})
+}
+
+// anyUser replaces the user a step's reviews name (the oracle's token's, the fake's admin) by a
+// placeholder.
+func anyUser(st *observedStep) {
+	for i, r := range st.Reviews {
+		st.Reviews[i] = mapLeaves(r, func(v any, key, parent string) any {
+			if key == "username" && parent == "userInfo" {
+				return "<user>"
+			}
+			return v
+		})
+	}
 }
 
 // withoutManagedFields drops the managedFields of a review's object and old object.
@@ -182,25 +194,17 @@ type retryHookServer struct {
 func startRetryHookServer(t *testing.T, api *server) *retryHookServer {
 	t.Helper()
 	hs := &retryHookServer{api: api, seen: map[string]bool{}}
-	hs.Server = httptest.NewTLSServer(http.HandlerFunc(hs.serve))
-	t.Cleanup(hs.Close)
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})
-	hs.caBundle = base64.StdEncoding.EncodeToString(ca)
+	hs.start(t, hs.serve)
 	return hs
 }
 
 func (hs *retryHookServer) serve(w http.ResponseWriter, r *http.Request) {
-	var review admissionv1.AdmissionReview
-	var raw struct {
-		Request json.RawMessage `json:"request"`
-	}
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&raw); err != nil || json.Unmarshal(raw.Request, &review.Request) != nil || review.Request == nil {
+	req, raw, ok := readReview(r)
+	if !ok {
 		http.Error(w, "not a review", http.StatusBadRequest)
 		return
 	}
-	req := review.Request
-	rec := receivedReview{Path: r.URL.Path, Request: raw.Request}
+	rec := receivedReview{Path: r.URL.Path, Request: raw}
 	key := req.Namespace + "/" + req.Name
 	hs.mu.Lock()
 	first := !hs.seen[key]
@@ -213,10 +217,7 @@ func (hs *retryHookServer) serve(w http.ResponseWriter, r *http.Request) {
 	hs.mu.Lock()
 	hs.reviews = append(hs.reviews, rec)
 	hs.mu.Unlock()
-	out := admissionv1.AdmissionReview{Response: answer(path, req)}
-	out.APIVersion, out.Kind = "admission.k8s.io/v1", "AdmissionReview"
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	writeReviewAnswer(w, answer(path, req))
 }
 
 // touch merge-patches the label touched=yes onto the object under review (a subresource's

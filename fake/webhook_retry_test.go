@@ -20,25 +20,8 @@ import (
 // object lock, so concurrent patches race to commit; each that finds the object changed runs again
 // on the new version, so every patch succeeds and none is lost.
 func TestConcurrentPatchesWithWebhooks(t *testing.T) {
-	hs := startWebhookServer(t)
-	ca, err := base64.StdEncoding.DecodeString(hs.caBundle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := fake.NewTest(t, fake.Options{})
-	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	hs, cs := allowingWebhook(t, admissionregistrationv1.Update)
 	ctx := context.Background()
-	none := admissionregistrationv1.SideEffectClassNone
-	url := hs.URL + "/allow"
-	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "allow"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "allow.example.com", SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: ca},
-			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	cms := cs.CoreV1().ConfigMaps("default")
 	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -74,4 +57,29 @@ func TestConcurrentPatchesWithWebhooks(t *testing.T) {
 	if calls < writers*each {
 		t.Errorf("the webhook was called %d times, want at least once a patch (%d)", calls, writers*each)
 	}
+}
+
+// allowingWebhook starts a fake with a validating webhook that allows every op of a config map,
+// and returns the webhook's server and a client of the fake.
+func allowingWebhook(t *testing.T, op admissionregistrationv1.OperationType) (*webhookServer, kubernetes.Interface) {
+	t.Helper()
+	hs := startWebhookServer(t)
+	ca, err := base64.StdEncoding.DecodeString(hs.caBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fake.NewTest(t, fake.Options{})
+	cs := kubernetes.NewForConfigOrDie(srv.Config())
+	none := admissionregistrationv1.SideEffectClassNone
+	url := hs.URL + "/allow"
+	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(context.Background(), &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "allow"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "allow.example.com", SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: ca},
+			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{op},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return hs, cs
 }
