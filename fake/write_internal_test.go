@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 	"unsafe"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -235,5 +236,27 @@ func TestWritesDoNotPublish(t *testing.T) {
 	}
 	if st := s.res["/v1/configmaps"].cache.Stats(); st.Snapshots > 2 {
 		t.Errorf("60 creates left %d snapshots in the window, want the one at the start", st.Snapshots)
+	}
+}
+
+// TestWebhooksWithoutConfigurations checks that a write's admission in a server without webhook
+// configurations builds no attributes: mutate and validateWebhooks return at once.
+func TestWebhooksWithoutConfigurations(t *testing.T) {
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tg := target{res: s.res["/v1/configmaps"], namespace: "default", name: "c", admit: &admissionRequest{ctx: contextBackground()}}
+	cm, old := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}
+	if n := testing.AllocsPerRun(100, func() {
+		if got, err := s.mutate(tg, admissionv1.Create, cm, nil); err != nil || got != cm {
+			t.Fatalf("mutate: %v, %v", got, err)
+		}
+		if err := s.validateWebhooks(tg, admissionv1.Update, cm, old); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("admission without webhooks allocates %v times", n)
 	}
 }
