@@ -41,7 +41,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
-	if errs := metav1validation.ValidateUpdateOptions(&opts); len(errs) > 0 {
+	if errs := validateUpdateOptions(&opts); len(errs) > 0 {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
 		return
 	}
@@ -314,4 +314,13 @@ func storageKey(r *served, namespace, name string) string {
 		return "/registry/" + r.gvr.Resource + "/" + namespace + "/" + name
 	}
 	return "/registry/" + r.gvr.Resource + "/" + name
+}
+
+// validateUpdateOptions is metav1validation.ValidateUpdateOptions, which builds its fields' paths
+// before it validates them: options a client left empty (most do) are valid without it.
+func validateUpdateOptions(opts *metav1.UpdateOptions) field.ErrorList {
+	if opts.FieldManager == "" && opts.DryRun == nil && opts.FieldValidation == "" {
+		return nil
+	}
+	return metav1validation.ValidateUpdateOptions(opts)
 }

@@ -44,14 +44,65 @@ func TestCreateOptionsValidation(t *testing.T) {
 		{"?fieldValidation=Bogus", http.StatusUnprocessableEntity},
 		{"?fieldManager=%01", http.StatusUnprocessableEntity},
 	} {
-		req := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps"+c.query, strings.NewReader(`{"metadata":{"generateName":"c-"}}`))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
-		if rec.Code != c.code {
+		if rec := serveJSON(s, "POST", "/api/v1/namespaces/default/configmaps"+c.query, `{"metadata":{"generateName":"c-"}}`); rec.Code != c.code {
 			t.Errorf("POST%s: %d %s, want %d", c.query, rec.Code, rec.Body, c.code)
 		}
 	}
+}
+
+// TestUpdateOptionsValidation pins what validateUpdateOptions relies on (the options a client
+// leaves empty are valid), checks that it then allocates nothing, and that an update with any
+// option set is validated as before.
+func TestUpdateOptionsValidation(t *testing.T) {
+	if errs := metav1validation.ValidateUpdateOptions(&metav1.UpdateOptions{}); len(errs) > 0 {
+		t.Fatalf("empty update options: %v", errs)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = validateUpdateOptions(&metav1.UpdateOptions{}) }); n != 0 {
+		t.Errorf("validating empty update options allocates %v times", n)
+	}
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if rec := serveJSON(s, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"c"}}`); rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	for _, c := range []struct {
+		query string
+		code  int
+	}{
+		{"", http.StatusOK},
+		{"?dryRun=All", http.StatusOK},
+		{"?fieldManager=m", http.StatusOK},
+		{"?dryRun=", http.StatusUnprocessableEntity},
+		{"?dryRun=Some", http.StatusUnprocessableEntity},
+		{"?fieldValidation=Bogus", http.StatusUnprocessableEntity},
+		{"?fieldManager=%01", http.StatusUnprocessableEntity},
+	} {
+		for _, path := range []string{"/api/v1/namespaces/default/configmaps/c", "/apis/apps/v1/namespaces/default/deployments/d/scale"} {
+			rec := serveJSON(s, "PUT", path+c.query, `{"metadata":{"name":"c"},"data":{"k":"v"}}`)
+			if strings.HasSuffix(path, "/scale") {
+				// No such deployment: options are validated before it is read.
+				if want := c.code; want == http.StatusOK && rec.Code != http.StatusNotFound || want != http.StatusOK && rec.Code != want {
+					t.Errorf("PUT %s%s: %d %s", path, c.query, rec.Code, rec.Body)
+				}
+				continue
+			}
+			if rec.Code != c.code {
+				t.Errorf("PUT %s%s: %d %s, want %d", path, c.query, rec.Code, rec.Body, c.code)
+			}
+		}
+	}
+}
+
+// serveJSON serves one request with a JSON body through the server's handler.
+func serveJSON(s *Server, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	return rec
 }
 
 // TestReadAll checks readAll against io.ReadAll for bodies shorter than, as long as and longer
