@@ -17,9 +17,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestCreateOptionsValidation pins what create's skip of the options' validation relies on: the
@@ -309,5 +311,19 @@ func TestWebhooksWithoutConfigurations(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("admission without webhooks allocates %v times", n)
+	}
+}
+
+// TestIsAlreadyExists checks isAlreadyExists against apierrors.IsAlreadyExists, and that a nil
+// error costs no allocation.
+func TestIsAlreadyExists(t *testing.T) {
+	exists := apierrors.NewAlreadyExists(schema.GroupResource{Resource: "configmaps"}, "c")
+	for _, err := range []error{nil, exists, fmt.Errorf("wrapped: %w", exists), validatedError{exists}, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, "c", errors.New("x")), errors.New("other")} {
+		if got, want := isAlreadyExists(err), apierrors.IsAlreadyExists(err); got != want {
+			t.Errorf("%v: %v, want %v", err, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = isAlreadyExists(nil) }); n != 0 {
+		t.Errorf("isAlreadyExists(nil) allocates %v times", n)
 	}
 }
