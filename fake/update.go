@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 	"github.com/watchcache/watchcache/watchcache"
@@ -37,7 +36,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	var opts metav1.UpdateOptions
-	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+	if err := decodeOptions(r, &opts); err != nil {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}

@@ -347,7 +347,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	var opts metav1.CreateOptions
-	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+	if err := decodeOptions(r, &opts); err != nil {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
@@ -598,4 +598,14 @@ func matchNamespace(r *served, requestNamespace string, m metav1Object) error {
 // nil error, the answer of nearly every create.
 func isAlreadyExists(err error) bool {
 	return err != nil && apierrors.IsAlreadyExists(err)
+}
+
+// decodeOptions decodes a write's query into its options (CreateOptions, UpdateOptions). A query
+// clients leave empty (client-go sends none for empty options) decodes to nothing, as
+// DecodeParameters returns at once for no parameters, without parsing it into a map first.
+func decodeOptions(r *http.Request, opts runtime.Object) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, opts)
 }

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // TestCreateOptionsValidation pins what create's skip of the options' validation relies on: the
@@ -325,5 +327,32 @@ func TestIsAlreadyExists(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { _ = isAlreadyExists(nil) }); n != 0 {
 		t.Errorf("isAlreadyExists(nil) allocates %v times", n)
+	}
+}
+
+// TestDecodeOptions checks decodeOptions against DecodeParameters of the parsed query, and that
+// an empty query, which it does not parse, allocates nothing.
+func TestDecodeOptions(t *testing.T) {
+	for _, q := range []string{"", "?", "?dryRun=All", "?fieldManager=m&fieldValidation=Strict", "?dryRun=All&dryRun=All"} {
+		r := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps"+q, nil)
+		var got, want metav1.CreateOptions
+		if err := decodeOptions(r, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %+v, want %+v", q, got, want)
+		}
+	}
+	r := httptest.NewRequest("PUT", "/api/v1/namespaces/default/configmaps/c", nil)
+	opts := new(metav1.UpdateOptions)
+	if n := testing.AllocsPerRun(100, func() {
+		if err := decodeOptions(r, opts); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("decoding an empty query allocates %v times", n)
 	}
 }
