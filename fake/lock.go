@@ -56,9 +56,18 @@ type objectLocks struct {
 type objectLock struct {
 	mu   sync.Mutex
 	refs int // holders and waiters, under objectLocks.mu
+	// locks and key place the entry in its table while refs > 0. unlock is release as a func,
+	// made once per entry: entries are pooled (freeObjectLocks), so taking a lock allocates
+	// neither the entry nor the unlock it returns.
+	locks  *objectLocks
+	key    lockKey
+	unlock func()
 }
 
-// lockObject takes the lock of one object and returns its unlock.
+// freeObjectLocks are entries that nobody holds or waits for.
+var freeObjectLocks sync.Pool
+
+// lockObject takes the lock of one object and returns its unlock, which the caller calls once.
 func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 	if !r.namespaced {
 		namespace = ""
@@ -71,19 +80,35 @@ func (s *Server) lockObject(r *served, namespace, name string) (unlock func()) {
 	}
 	e := l.m[k]
 	if e == nil {
-		e = &objectLock{}
+		e, _ = freeObjectLocks.Get().(*objectLock)
+		if e == nil {
+			e = new(objectLock)
+			e.unlock = e.release
+		}
+		e.locks, e.key = l, k
 		l.m[k] = e
 	}
 	e.refs++
 	l.mu.Unlock()
 	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		l.mu.Lock()
-		if e.refs--; e.refs == 0 {
-			delete(l.m, k)
-		}
-		l.mu.Unlock()
+	return e.unlock
+}
+
+// release is the unlock lockObject returns. The last holder removes the entry from its table
+// and pools it: nobody else can reach it then, since lockObject finds entries in the table only.
+func (e *objectLock) release() {
+	e.mu.Unlock()
+	l := e.locks
+	l.mu.Lock()
+	e.refs--
+	free := e.refs == 0
+	if free {
+		delete(l.m, e.key)
+	}
+	l.mu.Unlock()
+	if free {
+		e.locks, e.key = nil, lockKey{}
+		freeObjectLocks.Put(e)
 	}
 }
 

@@ -88,7 +88,11 @@ var (
 
 // checkOf returns the check of values of type t.
 func checkOf(t reflect.Type) losslessCheck {
-	e, _ := losslessChecks.LoadOrStore(t, &losslessEntry{})
+	e, ok := losslessChecks.Load(t)
+	if !ok {
+		// Only on a miss: LoadOrStore's argument is an allocation whether it is stored or not.
+		e, _ = losslessChecks.LoadOrStore(t, &losslessEntry{})
+	}
 	entry := e.(*losslessEntry)
 	entry.once.Do(func() { entry.check = buildCheck(t, map[reflect.Type]*losslessCheck{}) })
 	return entry.check

@@ -263,3 +263,17 @@ func fillValue(v reflect.Value, depth int) {
 		}
 	}
 }
+
+// TestCheckOfCached checks that the check of a type once built is found without allocating: every
+// commit of a built-in kind asks for its type's.
+func TestCheckOfCached(t *testing.T) {
+	typ := reflect.TypeFor[corev1.ConfigMap]()
+	want := checkOf(typ)
+	if n := testing.AllocsPerRun(100, func() {
+		if got := checkOf(typ); reflect.ValueOf(got).Pointer() != reflect.ValueOf(want).Pointer() {
+			t.Fatal("another check of the same type")
+		}
+	}); n != 0 {
+		t.Errorf("checkOf of a built check allocates %v times", n)
+	}
+}

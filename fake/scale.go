@@ -222,7 +222,7 @@ func (s *Server) writeScale(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
-	if errs := metav1validation.ValidateUpdateOptions(&opts); len(errs) > 0 {
+	if errs := validateUpdateOptions(&opts); len(errs) > 0 {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
 		return
 	}

@@ -20,22 +20,18 @@ func newNames(seed int64) *names {
 	return &names{rand: rand.New(rand.NewPCG(uint64(seed), 0x6e616d6573))} // "names"
 }
 
-// Read fills p with the source's bytes (io.Reader, for uuid.NewRandomFromReader).
-func (n *names) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(n.rand.Uint32())
-	}
-	return len(p), nil
-}
-
-// uid returns a new version 4 uid, the form the apiserver gives every object.
+// uid returns a new version 4 uid, the form the apiserver gives every object: what
+// uuid.NewRandomFromReader(n) returns, without the allocation of handing its array to a Reader,
+// and formatted outside the lock.
 func (n *names) uid() types.UID {
+	var u uuid.UUID
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	u, err := uuid.NewRandomFromReader(n)
-	if err != nil {
-		panic(err) // Read never fails
+	for i := range u {
+		u[i] = byte(n.rand.Uint32()) // a value a byte: a seed gives the uids it always gave
 	}
+	n.mu.Unlock()
+	u[6] = (u[6] & 0x0f) | 0x40 // version 4
+	u[8] = (u[8] & 0x3f) | 0x80 // variant RFC 4122
 	return types.UID(u.String())
 }
 

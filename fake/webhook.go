@@ -165,12 +165,18 @@ func (s *Server) webhooks(ctx context.Context, mutating bool) ([]webhook, error)
 
 // anyWebhooks reports whether a webhook configuration is stored.
 func (s *Server) anyWebhooks() bool {
-	for _, gr := range []schema.GroupResource{mutatingWebhooksGR, validatingWebhooksGR} {
-		if r := s.servedGR(gr); r != nil && r.cache.Len() > 0 {
-			return true
-		}
+	return s.mayHaveWebhooks(true) || s.mayHaveWebhooks(false)
+}
+
+// mayHaveWebhooks reports whether a configuration of mutating (else validating) webhooks is
+// stored, which webhooks lists: without one, a write's admission builds no attributes.
+func (s *Server) mayHaveWebhooks(mutating bool) bool {
+	gr := validatingWebhooksGR
+	if mutating {
+		gr = mutatingWebhooksGR
 	}
-	return false
+	r := s.servedGR(gr)
+	return r != nil && r.cache.Len() > 0
 }
 
 // admissionAttributes are what a webhook is matched against and told: the operation on an object
@@ -336,7 +342,7 @@ func apiInternal(err error) error {
 // made (obj itself when none changed it). Those with reinvocationPolicy IfNeeded are called a
 // second time, once, when a webhook after them changed the object.
 func (s *Server) mutate(t target, op admissionv1.Operation, obj, old runtime.Object) (runtime.Object, error) {
-	if t.admit == nil {
+	if t.admit == nil || !s.mayHaveWebhooks(true) {
 		return obj, nil
 	}
 	return s.mutateAttributes(t, t.attributes(op, obj, old))
@@ -392,7 +398,7 @@ func (s *Server) callIfMatches(t target, h *webhook, a *admissionAttributes) (ca
 // webhooks' order, fails it. The apiserver calls them in parallel and answers with one of their
 // refusals, so its answer differs only when two refuse.
 func (s *Server) validateWebhooks(t target, op admissionv1.Operation, obj, old runtime.Object) error {
-	if t.admit == nil {
+	if t.admit == nil || !s.mayHaveWebhooks(false) {
 		return nil
 	}
 	return s.validateAttributes(t, t.attributes(op, obj, old))

@@ -347,7 +347,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	var opts metav1.CreateOptions
-	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
+	if err := decodeOptions(r, &opts); err != nil {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
@@ -437,7 +437,7 @@ func (s *Server) createObject(ctx context.Context, t target, body []byte, opts m
 		unlock := s.lockForAdmission(&t, om.GetNamespace(), om.GetName())
 		b, err := s.createHeld(ctx, t, obj, om, dryRun(opts.DryRun), true)
 		unlock()
-		if !generated || !apierrors.IsAlreadyExists(err) || attempt+1 >= generateNameAttempts {
+		if !generated || !isAlreadyExists(err) || attempt+1 >= generateNameAttempts {
 			if err == nil || errors.As(err, new(validatedError)) {
 				// The strategy's warnings come after its validation, before validating
 				// admission and storage, whose refusals carry them.
@@ -534,7 +534,7 @@ func (s *Server) createHeld(ctx context.Context, t target, obj runtime.Object, m
 	} else {
 		b, err = s.commit(r, watchcache.Added, obj, nil)
 	}
-	if checkExists && apierrors.IsAlreadyExists(err) {
+	if checkExists && isAlreadyExists(err) {
 		return nil, validatedError{err}
 	}
 	return b, err
@@ -592,4 +592,20 @@ func matchNamespace(r *served, requestNamespace string, m metav1Object) error {
 		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
+}
+
+// isAlreadyExists is apierrors.IsAlreadyExists, which allocates its errors.As target even for a
+// nil error, the answer of nearly every create.
+func isAlreadyExists(err error) bool {
+	return err != nil && apierrors.IsAlreadyExists(err)
+}
+
+// decodeOptions decodes a write's query into its options (CreateOptions, UpdateOptions). A query
+// clients leave empty (client-go sends none for empty options) decodes to nothing, as
+// DecodeParameters returns at once for no parameters, without parsing it into a map first.
+func decodeOptions(r *http.Request, opts runtime.Object) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, opts)
 }

@@ -7,18 +7,23 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"unsafe"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // TestCreateOptionsValidation pins what create's skip of the options' validation relies on: the
@@ -43,14 +48,65 @@ func TestCreateOptionsValidation(t *testing.T) {
 		{"?fieldValidation=Bogus", http.StatusUnprocessableEntity},
 		{"?fieldManager=%01", http.StatusUnprocessableEntity},
 	} {
-		req := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps"+c.query, strings.NewReader(`{"metadata":{"generateName":"c-"}}`))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
-		if rec.Code != c.code {
+		if rec := serveJSON(s, "POST", "/api/v1/namespaces/default/configmaps"+c.query, `{"metadata":{"generateName":"c-"}}`); rec.Code != c.code {
 			t.Errorf("POST%s: %d %s, want %d", c.query, rec.Code, rec.Body, c.code)
 		}
 	}
+}
+
+// TestUpdateOptionsValidation pins what validateUpdateOptions relies on (the options a client
+// leaves empty are valid), checks that it then allocates nothing, and that an update with any
+// option set is validated as before.
+func TestUpdateOptionsValidation(t *testing.T) {
+	if errs := metav1validation.ValidateUpdateOptions(&metav1.UpdateOptions{}); len(errs) > 0 {
+		t.Fatalf("empty update options: %v", errs)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = validateUpdateOptions(&metav1.UpdateOptions{}) }); n != 0 {
+		t.Errorf("validating empty update options allocates %v times", n)
+	}
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if rec := serveJSON(s, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"c"}}`); rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	for _, c := range []struct {
+		query string
+		code  int
+	}{
+		{"", http.StatusOK},
+		{"?dryRun=All", http.StatusOK},
+		{"?fieldManager=m", http.StatusOK},
+		{"?dryRun=", http.StatusUnprocessableEntity},
+		{"?dryRun=Some", http.StatusUnprocessableEntity},
+		{"?fieldValidation=Bogus", http.StatusUnprocessableEntity},
+		{"?fieldManager=%01", http.StatusUnprocessableEntity},
+	} {
+		for _, path := range []string{"/api/v1/namespaces/default/configmaps/c", "/apis/apps/v1/namespaces/default/deployments/d/scale"} {
+			rec := serveJSON(s, "PUT", path+c.query, `{"metadata":{"name":"c"},"data":{"k":"v"}}`)
+			if strings.HasSuffix(path, "/scale") {
+				// No such deployment: options are validated before it is read.
+				if want := c.code; want == http.StatusOK && rec.Code != http.StatusNotFound || want != http.StatusOK && rec.Code != want {
+					t.Errorf("PUT %s%s: %d %s", path, c.query, rec.Code, rec.Body)
+				}
+				continue
+			}
+			if rec.Code != c.code {
+				t.Errorf("PUT %s%s: %d %s, want %d", path, c.query, rec.Code, rec.Body, c.code)
+			}
+		}
+	}
+}
+
+// serveJSON serves one request with a JSON body through the server's handler.
+func serveJSON(s *Server, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	return rec
 }
 
 // TestReadAll checks readAll against io.ReadAll for bodies shorter than, as long as and longer
@@ -235,5 +291,68 @@ func TestWritesDoNotPublish(t *testing.T) {
 	}
 	if st := s.res["/v1/configmaps"].cache.Stats(); st.Snapshots > 2 {
 		t.Errorf("60 creates left %d snapshots in the window, want the one at the start", st.Snapshots)
+	}
+}
+
+// TestWebhooksWithoutConfigurations checks that a write's admission in a server without webhook
+// configurations builds no attributes: mutate and validateWebhooks return at once.
+func TestWebhooksWithoutConfigurations(t *testing.T) {
+	s, err := NewHandler(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tg := target{res: s.res["/v1/configmaps"], namespace: "default", name: "c", admit: &admissionRequest{ctx: contextBackground()}}
+	cm, old := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}
+	if n := testing.AllocsPerRun(100, func() {
+		if got, err := s.mutate(tg, admissionv1.Create, cm, nil); err != nil || got != cm {
+			t.Fatalf("mutate: %v, %v", got, err)
+		}
+		if err := s.validateWebhooks(tg, admissionv1.Update, cm, old); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("admission without webhooks allocates %v times", n)
+	}
+}
+
+// TestIsAlreadyExists checks isAlreadyExists against apierrors.IsAlreadyExists, and that a nil
+// error costs no allocation.
+func TestIsAlreadyExists(t *testing.T) {
+	exists := apierrors.NewAlreadyExists(schema.GroupResource{Resource: "configmaps"}, "c")
+	for _, err := range []error{nil, exists, fmt.Errorf("wrapped: %w", exists), validatedError{exists}, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, "c", errors.New("x")), errors.New("other")} {
+		if got, want := isAlreadyExists(err), apierrors.IsAlreadyExists(err); got != want {
+			t.Errorf("%v: %v, want %v", err, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = isAlreadyExists(nil) }); n != 0 {
+		t.Errorf("isAlreadyExists(nil) allocates %v times", n)
+	}
+}
+
+// TestDecodeOptions checks decodeOptions against DecodeParameters of the parsed query, and that
+// an empty query, which it does not parse, allocates nothing.
+func TestDecodeOptions(t *testing.T) {
+	for _, q := range []string{"", "?", "?dryRun=All", "?fieldManager=m&fieldValidation=Strict", "?dryRun=All&dryRun=All"} {
+		r := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps"+q, nil)
+		var got, want metav1.CreateOptions
+		if err := decodeOptions(r, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %+v, want %+v", q, got, want)
+		}
+	}
+	r := httptest.NewRequest("PUT", "/api/v1/namespaces/default/configmaps/c", nil)
+	opts := new(metav1.UpdateOptions)
+	if n := testing.AllocsPerRun(100, func() {
+		if err := decodeOptions(r, opts); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("decoding an empty query allocates %v times", n)
 	}
 }
