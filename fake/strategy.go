@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 
@@ -395,6 +397,21 @@ func nameValidator(t *resourceType) apimachineryvalidation.ValidateNameFunc {
 	default:
 		return apimachineryvalidation.NameIsDNSSubdomain
 	}
+}
+
+// validateMeta is the common ObjectMeta validation of a create.
+func validateMeta(t *resourceType, m metav1Object) field.ErrorList {
+	names := nameValidator(t)
+	if b, ok := m.(*certificatesv1.ClusterTrustBundle); ok {
+		names = trustBundleName(b.Spec.SignerName)
+	}
+	return apimachineryvalidation.ValidateObjectMetaAccessor(m, t.namespaced, names, field.NewPath("metadata"))
+}
+
+// validateMetaUpdate is the common ObjectMeta validation of an update (labels, annotations,
+// finalizers, owner references, immutable name and namespace; the name was validated on create).
+func validateMetaUpdate(m, old metav1Object) field.ErrorList {
+	return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, field.NewPath("metadata"))
 }
 
 // prepareClaimDataSources is what the claim strategy does to a claim's data sources on create (old
