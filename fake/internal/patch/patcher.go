@@ -402,8 +402,8 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 		if fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
 			return err
 		}
-		bare := bareConverter{tc, &validatedTypes{}}
-		fm.reapply = &reapply{conv: bare, gvk: k.gvk, version: fieldpath.APIVersion(k.gvk.GroupVersion().String()), subresource: subresource, reset: reset}
+		bare := bareConverter{tc, &validatedTypes{}, &converted{}}
+		fm.reapply = &reapply{conv: bare, converted: bare.converted, gvk: k.gvk, version: fieldpath.APIVersion(k.gvk.GroupVersion().String()), subresource: subresource, reset: reset}
 		fm.bare, err = managedfields.NewDefaultFieldManager(bare, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 		return err
 	}
