@@ -29,7 +29,9 @@ import (
 type reapply struct {
 	conv managedfields.TypeConverter
 	// converted is conv's; withoutLastSet's conversions go there for the apply after it.
-	converted   *converted
+	converted *converted
+	// covered is the last set of a recent apply that skipped the prune (shape.go).
+	covered     covered
 	gvk         schema.GroupVersionKind
 	version     fieldpath.APIVersion
 	subresource string
@@ -84,16 +86,26 @@ func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string, made 
 		return nil, false
 	}
 	made.cfg = cfgTyped
-	set, err := cfgTyped.ToFieldSet()
-	if err != nil {
-		return nil, false
+	raw := entries[at].FieldsV1.Raw
+	shape, shaped := shapeOf(make([]byte, 0, 256), u.Object)
+	last := (*fieldpath.Set)(nil)
+	if shaped {
+		last = r.covered.lookup(shape, raw)
 	}
-	if f := r.reset[r.version]; f != nil {
-		set = f.Filter(set)
-	}
-	last, err := lastSetOf(entries[at].FieldsV1.Raw, set)
-	if err != nil || last.Empty() || !last.Difference(set).Empty() {
-		return nil, false
+	if last == nil {
+		set, err := cfgTyped.ToFieldSet()
+		if err != nil {
+			return nil, false
+		}
+		if f := r.reset[r.version]; f != nil {
+			set = f.Filter(set)
+		}
+		if last, err = lastSetOf(raw, set); err != nil || last.Empty() || !last.Difference(set).Empty() {
+			return nil, false
+		}
+		if shaped {
+			r.covered.remember(shape, raw, last)
+		}
 	}
 	liveTyped, err := r.conv.ObjectToTyped(live, typed.AllowDuplicates)
 	if err != nil {
