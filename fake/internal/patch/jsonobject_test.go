@@ -8,12 +8,35 @@ import (
 	sigsjson "sigs.k8s.io/json"
 )
 
-// readObjectCases are apply bodies and whether readObject reads them (else it leaves them to
-// sigs.k8s.io/json).
-var readObjectCases = []struct {
+// readCase is a body and whether a reader reads it.
+type readCase struct {
 	name, body string
 	reads      bool
-}{
+}
+
+// testReads runs check on each case's body, and checks that read reads the bodies it should.
+func testReads(t *testing.T, cases []readCase, read func([]byte) bool, check func(*testing.T, []byte)) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if reads := read([]byte(c.body)); reads != c.reads {
+				t.Errorf("reads it: %v, want %v", reads, c.reads)
+			}
+			check(t, []byte(c.body))
+		})
+	}
+}
+
+// fuzzReads runs check on any body, from the cases' bodies.
+func fuzzReads(f *testing.F, cases []readCase, check func(*testing.T, []byte)) {
+	for _, c := range cases {
+		f.Add([]byte(c.body))
+	}
+	f.Fuzz(check)
+}
+
+// readObjectCases are apply bodies and whether readObject reads them (else it leaves them to
+// sigs.k8s.io/json).
+var readObjectCases = []readCase{
 	{"client-go ConfigMap", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a-0","namespace":"bench-1"},"data":{"n":"17"}}`, true},
 	{"nested arrays and objects", `{"spec":{"containers":[{"name":"c","ports":[{"containerPort":80},{"containerPort":443}]}],"x":[[],{}],"e":{}}}`, true},
 	{"integers, booleans, null", `{"a":0,"b":-0,"c":-12,"d":9223372036854775807,"e":-9223372036854775808,"f":true,"g":false,"h":null}`, true},
@@ -52,23 +75,12 @@ var readObjectCases = []struct {
 // readObject does not read: what it reads must be what that decoder reads, without error or
 // duplicate, and it must read the bodies client-go sends.
 func TestReadObject(t *testing.T) {
-	for _, c := range readObjectCases {
-		t.Run(c.name, func(t *testing.T) {
-			_, reads := readObject([]byte(c.body))
-			if reads != c.reads {
-				t.Errorf("readObject reads it: %v, want %v", reads, c.reads)
-			}
-			checkReadObject(t, []byte(c.body))
-		})
-	}
+	testReads(t, readObjectCases, func(b []byte) bool { _, ok := readObject(b); return ok }, checkReadObject)
 }
 
 // FuzzReadObject checks readObject against sigs.k8s.io/json on any body.
 func FuzzReadObject(f *testing.F) {
-	for _, c := range readObjectCases {
-		f.Add([]byte(c.body))
-	}
-	f.Fuzz(checkReadObject)
+	fuzzReads(f, readObjectCases, checkReadObject)
 }
 
 // checkReadObject fails t when readObject reads body otherwise than sigs.k8s.io/json's strict
