@@ -46,14 +46,18 @@ var unownedKeys = func() [][]byte {
 // The apiserver's defaulting does not read the metadata it leaves out.
 //
 // It also leaves out the validation of the live and written objects where no value of their Go
-// type can fail it (validatedTypes).
+// type can fail it (validatedTypes), and the conversions reapply has already made (converted).
 type bareConverter struct {
 	managedfields.TypeConverter
 	validated *validatedTypes
+	converted *converted
 }
 
 // ObjectToTyped is the wrapped converter's, on bareCopy of obj; obj is not changed.
 func (c bareConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	if tv, ok := c.converted.load(obj, opts); ok {
+		return tv, nil
+	}
 	return c.validated.objectToTyped(c.TypeConverter, bareCopy(obj), opts)
 }
 

@@ -39,16 +39,26 @@ func (f *fieldManager) UpdateNoErrors(live, obj runtime.Object, manager string) 
 // makes lacks that metadata, which it gets back from live: as cfg does not set it, the merge
 // keeps live's, which is what the apiserver's field manager returns. bare gets live without
 // manager's last field set when the apply would prune nothing (reapply).
+//
+// bare's apply reuses the conversions withoutLastSet made (converted). The live object's is the
+// applied one's: the two differ only in their managedFields, which bareCopy leaves out of a typed
+// object (an unstructured one is converted whole, so its conversion is not reused).
 func (f *fieldManager) Apply(live, cfg runtime.Object, manager string, force bool) (runtime.Object, error) {
 	fm := f.pick(cfg, live)
+	if fm != f.bare {
+		return fm.Apply(live, cfg, manager, force)
+	}
 	applied := live
-	if fm == f.bare {
-		if l, ok := f.reapply.withoutLastSet(live, cfg, manager); ok {
-			applied = l
-		}
+	var made conversions
+	if l, ok := f.reapply.withoutLastSet(live, cfg, manager, &made); ok {
+		applied = l
+	}
+	defer f.reapply.converted.remember(cfg, made.cfg)()
+	if _, ok := live.(runtime.Unstructured); !ok {
+		defer f.reapply.converted.remember(applied, made.live, typed.AllowDuplicates)()
 	}
 	out, err := fm.Apply(applied, cfg, manager, force)
-	if err != nil || fm != f.bare {
+	if err != nil {
 		return out, err
 	}
 	if err := restoreUnowned(out, live); err != nil {

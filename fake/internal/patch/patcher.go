@@ -234,8 +234,15 @@ func (p *Patcher) patchLive(k kind, live runtime.Object, req Request, fc *fieldC
 	if err := validateOptions(req); err != nil {
 		return nil, err
 	}
-	if err := validateBody(req.Type, req.Patch); err != nil {
-		return nil, err
+	// An apply body that reads strictly needs no other check (readApplyBody).
+	var cfg map[string]any
+	if req.Type == types.ApplyPatchType {
+		cfg, _ = readApplyBody(req.Patch)
+	}
+	if cfg == nil {
+		if err := validateBody(req.Type, req.Patch); err != nil {
+			return nil, err
+		}
 	}
 	fm, err := p.fieldManager(k, req.Subresource)
 	if err != nil {
@@ -265,7 +272,7 @@ func (p *Patcher) patchLive(k kind, live runtime.Object, req Request, fc *fieldC
 			// A subresource never creates its object.
 			return nil, apierrors.NewNotFound(p.resource(req), name)
 		}
-		out, err = p.apply(k, fm, live, req, fc)
+		out, err = p.apply(k, fm, live, req, fc, cfg)
 	default:
 		err = unsupportedMediaType(k)
 	}
@@ -402,8 +409,8 @@ func (p *Patcher) fieldManager(k kind, subresource string) (*fieldManager, error
 		if fm.lean, err = managedfields.NewDefaultFieldManager(leanConverter{tc}, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset); err != nil {
 			return err
 		}
-		bare := bareConverter{tc, &validatedTypes{}}
-		fm.reapply = &reapply{conv: bare, gvk: k.gvk, version: fieldpath.APIVersion(k.gvk.GroupVersion().String()), subresource: subresource, reset: reset}
+		bare := bareConverter{tc, &validatedTypes{}, &converted{}}
+		fm.reapply = &reapply{conv: bare, converted: bare.converted, gvk: k.gvk, version: fieldpath.APIVersion(k.gvk.GroupVersion().String()), subresource: subresource, reset: reset}
 		fm.bare, err = managedfields.NewDefaultFieldManager(bare, sameVersion{p.scheme}, p.defaulter, p.scheme, k.gvk, k.gvk.GroupVersion(), subresource, reset)
 		return err
 	}

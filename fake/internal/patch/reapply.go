@@ -27,7 +27,11 @@ import (
 // reapply is what fieldManager needs to tell a re-apply: the bare field manager's converter, its
 // kind, version and subresource, and the fields its strategy resets. Safe for concurrent use.
 type reapply struct {
-	conv        managedfields.TypeConverter
+	conv managedfields.TypeConverter
+	// converted is conv's; withoutLastSet's conversions go there for the apply after it.
+	converted *converted
+	// covered is the last set of a recent apply that skipped the prune (shape.go).
+	covered     covered
 	gvk         schema.GroupVersionKind
 	version     fieldpath.APIVersion
 	subresource string
@@ -49,7 +53,10 @@ type reapply struct {
 // Then every field of last, and every field above one, is owned after the apply, so the prune
 // removes nothing: it adds back what is owned and what no field of last covers, and returns the
 // merged object. Failing conversions say no; the field manager reports them.
-func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string) (runtime.Object, bool) {
+//
+// made gets the typed values it converted cfg and live to, whatever it answers (nil for those it
+// did not convert).
+func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string, made *conversions) (runtime.Object, bool) {
 	u, ok := cfg.(*unstructured.Unstructured)
 	if !ok || u.GroupVersionKind() != r.gvk || !solid(u.Object) {
 		return nil, false
@@ -78,21 +85,33 @@ func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string) (runt
 	if err != nil {
 		return nil, false
 	}
-	set, err := cfgTyped.ToFieldSet()
-	if err != nil {
-		return nil, false
+	made.cfg = cfgTyped
+	raw := entries[at].FieldsV1.Raw
+	shape, shaped := shapeOf(make([]byte, 0, 256), u.Object)
+	last := (*fieldpath.Set)(nil)
+	if shaped {
+		last = r.covered.lookup(shape, raw)
 	}
-	if f := r.reset[r.version]; f != nil {
-		set = f.Filter(set)
-	}
-	last, err := lastSetOf(entries[at].FieldsV1.Raw, set)
-	if err != nil || last.Empty() || !last.Difference(set).Empty() {
-		return nil, false
+	if last == nil {
+		set, err := cfgTyped.ToFieldSet()
+		if err != nil {
+			return nil, false
+		}
+		if f := r.reset[r.version]; f != nil {
+			set = f.Filter(set)
+		}
+		if last, err = lastSetOf(raw, set); err != nil || last.Empty() || !last.Difference(set).Empty() {
+			return nil, false
+		}
+		if shaped {
+			r.covered.remember(shape, raw, last)
+		}
 	}
 	liveTyped, err := r.conv.ObjectToTyped(live, typed.AllowDuplicates)
 	if err != nil {
 		return nil, false
 	}
+	made.live = liveTyped
 	if reconciled, err := typed.ReconcileFieldSetWithSchema(last, liveTyped); err != nil || reconciled != nil {
 		return nil, false
 	}
@@ -108,6 +127,13 @@ func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string) (runt
 	blank[at].FieldsV1 = &metav1.FieldsV1{Raw: []byte("{}")}
 	om.SetManagedFields(blank)
 	return out, true
+}
+
+// conversions are the typed values withoutLastSet made of the configuration (converted without
+// options, as the field manager converts it) and of the live object (with
+// typed.AllowDuplicates, as the field manager converts it).
+type conversions struct {
+	cfg, live *typed.TypedValue
 }
 
 // metadataSet is the metadata the field manager takes out of the set it records for an apply

@@ -111,7 +111,7 @@ func TestReapply(t *testing.T) {
 			if err := yaml.Unmarshal([]byte(s.body), &cfg.Object); err != nil {
 				t.Fatal(err)
 			}
-			if _, skips := fm.reapply.withoutLastSet(cur, cfg, s.manager); skips != s.skipsRun {
+			if _, skips := fm.reapply.withoutLastSet(cur, cfg, s.manager, &conversions{}); skips != s.skipsRun {
 				t.Errorf("%s: reapply skips the prune: %v, want %v", s.name, skips, s.skipsRun)
 			}
 		}
