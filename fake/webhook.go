@@ -538,7 +538,7 @@ func (s *Server) mutateScale(t target, sc, old *autoscalingv1.Scale) (*autoscali
 	if t.admit == nil {
 		return sc, nil
 	}
-	obj, err := s.mutateAttributes(t, scaleAttributes(t, sc, old))
+	obj, err := s.mutateAttributes(t, scaleAttributes(t, sc, old, true))
 	if err != nil {
 		return nil, err
 	}
@@ -555,12 +555,20 @@ func (s *Server) validateScale(t target, sc, old *autoscalingv1.Scale) error {
 	if t.admit == nil {
 		return nil
 	}
-	return s.validateAttributes(t, scaleAttributes(t, sc, old))
+	return s.validateAttributes(t, scaleAttributes(t, sc, old, false))
 }
 
-// scaleAttributes are the attributes of an update of a Scale, the Scales without managed fields.
-func scaleAttributes(t target, sc, old *autoscalingv1.Scale) *admissionAttributes {
+// scaleAttributes are the attributes of an update of a Scale. The apiserver's mutating webhooks
+// get the Scales the update handler made, with managedFields (the old one's converted from the
+// parent's, the new one's tracked on the Scale); its validating webhooks get Scales it builds
+// again from the old and new parent, whose metadata is the parent's name, namespace, uid,
+// resourceVersion and creationTimestamp only (reference/observed-webhook-retry.md, "wrscale";
+// observed-webhooks.md, "whsubresources").
+func scaleAttributes(t target, sc, old *autoscalingv1.Scale, managed bool) *admissionAttributes {
 	strip := func(sc *autoscalingv1.Scale) *autoscalingv1.Scale {
+		if managed {
+			return sc
+		}
 		c := sc.DeepCopy()
 		c.ManagedFields = nil
 		return c
