@@ -84,6 +84,16 @@ func objectKey(namespace, name string) string {
 	return "/" + namespace + "/" + name
 }
 
+// requestKey is the store key a Get or Newest of namespace and name reads. Unlike objectKey, which
+// keys an object by its metadata, a namespaced resource's key keeps the namespace segment when
+// namespace is empty: "//<name>", where an object keyed so is stored (checkKey).
+func requestKey(namespaced bool, namespace, name string) string {
+	if namespaced {
+		return "/" + namespace + "/" + name
+	}
+	return "/" + name
+}
+
 // validName reports whether name is a valid path segment (rule 6.3).
 func validName(name string) bool {
 	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/%")

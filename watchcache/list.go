@@ -223,7 +223,7 @@ func (c *Cache) Get(ctx context.Context, namespace, name, resourceVersion string
 		return nil, 0, err
 	}
 	defer v.leave()
-	rec, ok := v.get(c.objectKey(namespace, name))
+	rec, ok := v.get(requestKey(c.opts.Resource.Namespaced, namespace, name))
 	if !ok {
 		return nil, at, &NotFoundError{Group: c.opts.Resource.Group, Resource: c.opts.Resource.Name, Name: name, ResourceVersion: at}
 	}
@@ -241,7 +241,7 @@ func (c *Cache) Newest(namespace, name string) ([]byte, bool, error) {
 	if err := c.clock.Ready(); err != nil {
 		return nil, false, err
 	}
-	key := c.objectKey(namespace, name)
+	key := requestKey(c.opts.Resource.Namespaced, namespace, name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cl, ok := c.work.cells[key]
@@ -249,14 +249,6 @@ func (c *Cache) Newest(namespace, name string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	return cl.head.Load().raw, true, nil
-}
-
-// objectKey is the store's key of an object.
-func (c *Cache) objectKey(namespace, name string) string {
-	if c.opts.Resource.Namespaced {
-		return "/" + namespace + "/" + name // "//<name>" without a namespace: an object keyed there (checkKey)
-	}
-	return "/" + name
 }
 
 // waitFor waits until the cache has reached rv (rule 3.3), telling the source first through
