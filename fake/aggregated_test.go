@@ -153,6 +153,10 @@ func TestAggregatedDiscovery(t *testing.T) {
 	if n := len(api.Items[0].Versions[0].Resources); n < 15 {
 		t.Errorf("/api lists %d resources", n)
 	}
+	// The bindings collection is computed, not stored, and listed all the same (create only).
+	if !slices.ContainsFunc(api.Items[0].Versions[0].Resources, func(r apidiscoveryv2.APIResourceDiscovery) bool { return r.Resource == "bindings" }) {
+		t.Error("/api does not list bindings")
+	}
 	before, h := aggregatedDoc(t, srv.URL()+"/apis")
 	etag := h.Get("Etag")
 	compareAggregated(t, readAggregated(t, "aggregated-apis.json"), before)

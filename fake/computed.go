@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/watchcache/watchcache/kubeapi"
 	"github.com/watchcache/watchcache/watchcache"
 )
 
@@ -58,16 +59,46 @@ func bindingsPath(path string) (string, bool) {
 	return segs[3], true
 }
 
+// registerBindings lists the bindings collection in discovery when pods are served, as the
+// apiserver lists it (reference/observed-discovery.md): namespaced, kind Binding, verb create.
+func (s *Server) registerBindings() error {
+	if s.servedGR(podsGR) == nil {
+		return nil
+	}
+	return s.registerCreateOnly(kubeapi.ResourceInfo{Version: "v1", Resource: "bindings", SingularName: "binding",
+		Kind: "Binding", Namespaced: true, Verbs: []string{"create"}})
+}
+
+// otherBindingsPath reports whether path names the bindings resource other than as a
+// namespace's collection: all namespaces' bindings, a binding by name, a watch path. The
+// apiserver has no route for them (404, reference/observed-computed.md, binding); the fake's
+// read path, which lists bindings in discovery, must not serve them from the empty cache.
+func otherBindingsPath(path string) bool {
+	var buf [maxPathSegments]string
+	segs := splitPath(path, &buf)
+	if len(segs) < 3 || segs[0] != "api" || segs[1] != "v1" {
+		return false
+	}
+	segs = segs[2:]
+	if segs[0] == "watch" {
+		segs = segs[1:]
+	}
+	if len(segs) >= 3 && segs[0] == "namespaces" {
+		segs = segs[2:]
+	}
+	return len(segs) > 0 && segs[0] == "bindings"
+}
+
 // servePodWrite serves the pods/binding and pods/eviction subresources and the bindings
 // collection: POST only, as their discovery says.
 func (s *Server) servePodWrite(w http.ResponseWriter, r *http.Request, namespace, name, subresource string) {
-	opts, body, ok := computedRequest(w, r)
-	if !ok {
-		return
-	}
 	typ := bindingType
 	if subresource == "eviction" {
 		typ = evictionType
+	}
+	opts, body, ok := computedRequest(w, r, typ)
+	if !ok {
+		return
 	}
 	body, err := s.admitComputed(r, w, target{res: s.servedGR(podsGR), namespace: namespace, name: name, subresource: subresource}, typ, body, opts)
 	if err != nil {
@@ -87,8 +118,8 @@ func (s *Server) servePodWrite(w http.ResponseWriter, r *http.Request, namespace
 }
 
 // computedRequest reads a write to a computed subresource: POST only, its create options and
-// its body. ok is false when it has answered the request with an error.
-func computedRequest(w http.ResponseWriter, r *http.Request) (opts metav1.CreateOptions, body []byte, ok bool) {
+// its body, of type t. ok is false when it has answered the request with an error.
+func computedRequest(w http.ResponseWriter, r *http.Request, t *resourceType) (opts metav1.CreateOptions, body []byte, ok bool) {
 	if r.Method != http.MethodPost {
 		writeError(w, methodNotAllowed())
 		return opts, nil, false
@@ -97,7 +128,7 @@ func computedRequest(w http.ResponseWriter, r *http.Request) (opts metav1.Create
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return opts, nil, false
 	}
-	body, err := readJSONBody(r)
+	body, err := readJSONBody(r, t)
 	if err != nil {
 		writeError(w, err)
 		return opts, nil, false

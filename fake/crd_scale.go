@@ -38,7 +38,7 @@ func (s *Server) customScale(w http.ResponseWriter, r *http.Request, t target) {
 		}
 		s.answerCustomScale(w, cur, t)
 	case http.MethodPut:
-		body, err := readJSONBody(r)
+		body, err := readJSONBody(r, nil)
 		if err != nil {
 			writeError(w, err)
 			return

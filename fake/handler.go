@@ -143,6 +143,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			// The bindings collection: the pods' binding subresource under another name.
 			t, ok = target{res: pods, namespace: ns, subresource: "binding"}, true
 		}
+	} else if otherBindingsPath(r.URL.Path) {
+		writeError(w, notFoundPath())
+		return
 	}
 	podWrite := ok && t.res.gvr.GroupResource() == podsGR && t.res.custom == nil && (t.subresource == "binding" || t.subresource == "eviction")
 	tokenWrite := ok && t.res.gvr.GroupResource() == serviceAccountsGR && t.subresource == "token"

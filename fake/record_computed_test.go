@@ -24,6 +24,13 @@ var computedCases = []writeCase{
 		{Name: "bindings collection", Method: "POST", Path: "/api/v1/namespaces/{ns}/bindings", Body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p2","annotations":{"a":"1"}},"target":{"kind":"Node","name":"n3"}}`},
 		{Name: "pod p2 bound", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p2"},
 		{Name: "binding GET", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p2/binding"},
+		{Name: "bindings list", Method: "GET", Path: "/api/v1/namespaces/{ns}/bindings"},
+		{Name: "bindings watch", Method: "GET", Path: "/api/v1/namespaces/{ns}/bindings?watch=1"},
+		{Name: "bindings in all namespaces", Method: "GET", Path: "/api/v1/bindings"},
+		{Name: "binding by name", Method: "GET", Path: "/api/v1/namespaces/{ns}/bindings/p2"},
+		{Name: "bindings deletecollection", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/bindings"},
+		{Name: "binding delete", Method: "DELETE", Path: "/api/v1/namespaces/{ns}/bindings/p2"},
+		{Name: "bindings PUT", Method: "PUT", Path: "/api/v1/namespaces/{ns}/bindings", Body: `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p2"},"target":{"kind":"Node","name":"n3"}}`},
 		{Name: "bad body", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/p2/binding", Body: `{"target":`},
 	}},
 	{Name: "eviction", Steps: []writeStep{

@@ -440,6 +440,9 @@ var moreWriteCases = []writeCase{
 		{Name: "YAML duplicate keys Ignore", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps?fieldValidation=Ignore", ContentType: "application/yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y2\n  name: y2\ndata:\n  a: b\n"},
 		{Name: "YAML update duplicate keys Strict", Method: "PUT", Path: "/api/v1/namespaces/{ns}/configmaps/y1?fieldValidation=Strict", ContentType: "application/yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\n  labels:\n    x: a\n    x: b\ndata:\n  a: b\n"},
 		{Name: "YAML update duplicate keys Warn", Method: "PUT", Path: "/api/v1/namespaces/{ns}/configmaps/y1", ContentType: "application/yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\n  labels:\n    x: a\n    x: b\n    y: a\n    y: b\ndata:\n  a: b\n"},
+		{Name: "protobuf Content-Type with a JSON body", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", ContentType: "application/vnd.kubernetes.protobuf", Body: `{"metadata":{"name":"pb1"},"data":{"a":"b"}}`},
+		{Name: "protobuf Content-Type with a JSON body on update", Method: "PUT", Path: "/api/v1/namespaces/{ns}/configmaps/y1", ContentType: "application/vnd.kubernetes.protobuf", Body: `{"metadata":{"name":"y1"},"data":{"a":"b"}}`},
+		{Name: "JSON Content-Type with a protobuf body", Method: "POST", Path: "/api/v1/namespaces/{ns}/configmaps", ContentType: "application/json", Body: "k8s\x00\n\x0b"},
 	}},
 }
 

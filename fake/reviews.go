@@ -108,7 +108,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, p reviewPat
 			return
 		}
 	}
-	opts, body, ok := computedRequest(w, r)
+	opts, body, ok := computedRequest(w, r, p.kind.t)
 	if !ok {
 		return
 	}
@@ -335,21 +335,28 @@ func (s *Server) registerReviews() error {
 	for _, key := range slices.Sorted(maps.Keys(reviewKinds)) {
 		k := reviewKinds[key]
 		group, resource, _ := strings.Cut(key, "/")
-		c := watchcache.New(watchcache.Options{
-			Resource: watchcache.Resource{Group: group, Name: resource, Namespaced: k.namespaced},
-			Schema:   builtinSchema(resource, k.namespaced),
-		})
-		s.reviewCaches = append(s.reviewCaches, c)
-		// Ready, at an empty store's revision, so that /readyz does not wait for events that never
-		// come.
-		if err := c.Replace(nil, 1); err != nil {
-			return err
-		}
 		info := kubeapi.ResourceInfo{Group: group, Version: "v1", Resource: resource, SingularName: strings.TrimSuffix(resource, "s"),
 			Kind: k.t.gvk.Kind, Namespaced: k.namespaced, Verbs: []string{"create"}}
-		if err := s.api.Register(info, c); err != nil {
+		if err := s.registerCreateOnly(info); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// registerCreateOnly lists a resource the apiserver computes rather than stores (verb create
+// only) in discovery, behind an empty cache that no request reads: serveAPI answers every path of
+// such a resource before the read path.
+func (s *Server) registerCreateOnly(info kubeapi.ResourceInfo) error {
+	c := watchcache.New(watchcache.Options{
+		Resource: watchcache.Resource{Group: info.Group, Name: info.Resource, Namespaced: info.Namespaced},
+		Schema:   builtinSchema(info.Resource, info.Namespaced),
+	})
+	s.createOnlyCaches = append(s.createOnlyCaches, c)
+	// Ready, at an empty store's revision, so that /readyz does not wait for events that never
+	// come.
+	if err := c.Replace(nil, 1); err != nil {
+		return err
+	}
+	return s.api.Register(info, c)
 }

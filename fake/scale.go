@@ -248,7 +248,7 @@ func (s *Server) scaleObject(r *http.Request, t target, dry bool, fieldValidatio
 	var body []byte
 	var err error
 	if pt == "" {
-		body, err = readJSONBody(r)
+		body, err = readJSONBody(r, scaleType)
 	} else {
 		body, err = readBody(r)
 	}

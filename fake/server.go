@@ -181,8 +181,9 @@ type Server struct {
 	// installed (load_custom.go); nil once the server is built.
 	customSeeds []customSeed
 
-	// reviewCaches are the empty caches discovery lists the review APIs with (reviews.go).
-	reviewCaches []*watchcache.Cache
+	// createOnlyCaches are the empty caches discovery lists the computed resources with (the review
+	// APIs, bindings: registerCreateOnly).
+	createOnlyCaches []*watchcache.Cache
 
 	ln     net.Listener
 	http   *http.Server
@@ -301,6 +302,10 @@ func newServer(opts Options) (*Server, error) {
 			s.byGVK[t.gvk] = r // a kind served twice (events, events.k8s.io) loads into the first
 		}
 		s.order = append(s.order, r)
+	}
+	if err := s.registerBindings(); err != nil {
+		s.stopCaches()
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	if err := s.registerReviews(); err != nil {
 		s.stopCaches()
@@ -527,7 +532,7 @@ func (s *Server) stopCaches() {
 	for _, r := range s.order {
 		r.cache.Stop()
 	}
-	for _, c := range s.reviewCaches {
+	for _, c := range s.createOnlyCaches {
 		c.Stop()
 	}
 	s.stopCustomCaches()

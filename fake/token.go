@@ -52,7 +52,7 @@ const (
 
 // serveToken answers a TokenRequest for the service account t names.
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request, t target) {
-	opts, body, ok := computedRequest(w, r)
+	opts, body, ok := computedRequest(w, r, tokenRequestType)
 	if !ok {
 		return
 	}

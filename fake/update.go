@@ -44,7 +44,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "UpdateOptions"}, "", errs))
 		return
 	}
-	body, problems, err := readJSONBodyStrict(r)
+	body, problems, err := readJSONBodyStrict(r, t.res.resourceType)
 	if err != nil {
 		writeError(w, err)
 		return

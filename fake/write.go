@@ -37,22 +37,22 @@ var optionsVersion = schema.GroupVersion{Version: "v1"}
 
 // readJSONBody reads a create or update body and returns it as JSON, whatever the media type the
 // request sent it in.
-func readJSONBody(r *http.Request) ([]byte, error) {
+func readJSONBody(r *http.Request, t *resourceType) ([]byte, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
-	return bodyJSON(r, body)
+	return bodyJSON(r, body, t)
 }
 
 // readJSONBodyStrict is readJSONBody that also returns the strict decoding problems the JSON no
 // longer shows (bodyJSONStrict).
-func readJSONBodyStrict(r *http.Request) ([]byte, []string, error) {
+func readJSONBodyStrict(r *http.Request, t *resourceType) ([]byte, []string, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	return bodyJSONStrict(r, body)
+	return bodyJSONStrict(r, body, t)
 }
 
 // readBody reads a request body up to the apiserver's limit.
@@ -358,7 +358,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t target) {
 			return
 		}
 	}
-	body, problems, err := readJSONBodyStrict(r)
+	body, problems, err := readJSONBodyStrict(r, t.res.resourceType)
 	if err != nil {
 		writeError(w, err)
 		return

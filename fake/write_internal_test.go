@@ -166,7 +166,7 @@ func TestBodyMediaTypes(t *testing.T) {
 	} {
 		req := httptest.NewRequest("POST", "/", nil)
 		req.Header.Set("Content-Type", c.ct)
-		got, _, err := bodyJSONStrict(req, []byte(`{"a":1}`))
+		got, _, err := bodyJSONStrict(req, []byte(`{"a":1}`), nil)
 		if (err == nil && string(got) == `{"a":1}`) != c.json {
 			t.Errorf("Content-Type %q: %s, %v", c.ct, got, err)
 		}
