@@ -78,7 +78,46 @@ var podSubresourceCases = []writeCase{
 		{Name: "resize of a missing pod", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/nope/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"50m"}}}]}}`},
 		{Name: "create through the subresource", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/p3/resize", Body: `{"metadata":{"name":"p3"}}`},
 	}},
+	{Name: "resize-sidecar", Steps: []writeStep{
+		nsStep(),
+		{Name: "create", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: sidecarPodBody},
+		{Name: "resize the sidecar", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize?fieldManager=rs", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"150m"},"limits":{"cpu":"300m"}}}]}}`},
+		{Name: "resize the sidecar and the container", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"memory":"96Mi"}}}],"containers":[{"name":"c","resources":{"requests":{"cpu":"120m"}}}]}}`},
+		{Name: "resize the init container", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"init","resources":{"requests":{"cpu":"60m"},"limits":{"cpu":"120m"}}}]}}`},
+		{Name: "change the sidecar's image", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","image":"busybox:2"}]}}`},
+		{Name: "the sidecar's resize policy", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resizePolicy":[{"resourceName":"memory","restartPolicy":"RestartContainer"}]}]}}`},
+		{Name: "remove the sidecar's limits", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: jsonPatch, Body: `[{"op":"remove","path":"/spec/initContainers/0/resources/limits"}]`},
+		{Name: "a sidecar resource other than cpu and memory", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"ephemeral-storage":"1Gi"},"limits":{"ephemeral-storage":"1Gi"}}}]}}`},
+		{Name: "reorder the init containers", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: jsonPatch, Body: `[{"op":"move","from":"/spec/initContainers/1","path":"/spec/initContainers/0"}]`},
+		{Name: "sidecar requests above limits", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"500m"}}}]}}`},
+		{Name: "resize the sidecar by update", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", Body: sidecarPodUpdate},
+		{Name: "resize the sidecar by apply", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize?fieldManager=ap", ContentType: applyPatch, Body: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1"},"spec":{"initContainers":[{"name":"side","resources":{"limits":{"cpu":"280m"}}}]}}`},
+		{Name: "read", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p1"},
+		{Name: "node", Method: "POST", Path: "/api/v1/nodes", Body: `{"metadata":{"name":"n-side"}}`},
+		{Name: "node's allocatable resources", Method: "PATCH", Path: "/api/v1/nodes/n-side/status", ContentType: mergePatch, Body: `{"status":{"capacity":{"cpu":"1","memory":"1Gi","pods":"10"},"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}}`},
+		{Name: "bind", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods/p1/binding", Body: `{"metadata":{"name":"p1"},"target":{"kind":"Node","name":"n-side"}}`},
+		{Name: "resize the sidecar of a scheduled pod", Pause: 2 * time.Second, Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"200m"}}}]}}`},
+		{Name: "the sidecar beyond the node's resources", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"950m"},"limits":{"cpu":"1"}}}]}}`},
+		{Name: "read again", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p1"},
+		{Name: "a windows node", Method: "PATCH", Path: "/api/v1/nodes/n-side", ContentType: mergePatch, Body: `{"metadata":{"labels":{"kubernetes.io/os":"windows"}}}`},
+		{Name: "resize on a windows node", Pause: time.Second, Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"210m"}}}]}}`},
+		{Name: "a resize that changes nothing on a windows node", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"200m"}}}]}}`},
+	}},
 }
+
+// sidecarPodBody is a pod with a sidecar (an init container that restarts Always), a plain init
+// container and a container, all with cpu and memory requests and limits.
+const sidecarPodBody = `{"metadata":{"name":"p1"},"spec":{"initContainers":[` +
+	`{"name":"side","image":"busybox","restartPolicy":"Always","resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"200m","memory":"128Mi"}}},` +
+	`{"name":"init","image":"busybox","resources":{"requests":{"cpu":"50m","memory":"32Mi"},"limits":{"cpu":"100m","memory":"64Mi"}}}],` +
+	`"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"200m","memory":"128Mi"}}}]}}`
+
+// sidecarPodUpdate is sidecarPodBody's pod sent whole to resize, its sidecar's cpu changed and
+// its init container's image changed.
+const sidecarPodUpdate = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1"},"spec":{"initContainers":[` +
+	`{"name":"side","image":"busybox","restartPolicy":"Always","resources":{"requests":{"cpu":"110m","memory":"96Mi"},"limits":{"cpu":"220m","memory":"128Mi"}}},` +
+	`{"name":"init","image":"other","resources":{"requests":{"cpu":"50m","memory":"32Mi"},"limits":{"cpu":"100m","memory":"64Mi"}}}],` +
+	`"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"120m","memory":"64Mi"},"limits":{"cpu":"200m","memory":"128Mi"}}}]}}`
 
 // podSubresourceRecording is the record of podSubresourceCases.
 var podSubresourceRecording = recording{cases: podSubresourceCases, file: "testdata/observed-podsub.json", markdown: "observed-podsub.md",

@@ -557,7 +557,7 @@ func (s *Server) admitValidating(ctx context.Context, t target, op admissionv1.O
 	if err := s.admitClaimResize(ctx, obj, old, subresource); err != nil {
 		return err
 	}
-	if err := s.admitResize(ctx, t, obj); err != nil {
+	if err := s.admitResize(ctx, t, obj, old); err != nil {
 		return err
 	}
 	if err := s.validateWebhooks(t, op, obj, old); err != nil {
