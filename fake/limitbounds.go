@@ -21,16 +21,19 @@ import (
 // what is outside, one LimitRange at a time. Pod updates are not checked (containers' resources
 // do not change on update), nor subresources, nor an object being deleted.
 
-// checkLimitRanges refuses obj (a pod being created, a claim being created or updated) if it lies
-// outside one of its namespace's LimitRanges. old is nil on create.
+// checkLimitRanges refuses obj (a pod being created or resized, a claim being created or
+// updated) if it lies outside one of its namespace's LimitRanges. old is nil on create. Of the
+// subresources only pods' resize is checked (reference/observed-admission.md, resize).
 func (s *Server) checkLimitRanges(ctx context.Context, r *served, obj, old runtime.Object, subresource string) error {
-	if subresource != "" {
+	_, isPod := obj.(*corev1.Pod)
+	resize := isPod && subresource == "resize"
+	if subresource != "" && !resize {
 		return nil
 	}
 	var check func(*corev1.LimitRange) error
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		if old != nil {
+		if old != nil && !resize {
 			return nil
 		}
 		check = func(lr *corev1.LimitRange) error { return podBounds(lr, o) }

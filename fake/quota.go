@@ -90,8 +90,10 @@ func (s *Server) quotaKindOf(gr schema.GroupResource) quotaKind {
 			usage:       func(o runtime.Object) corev1.ResourceList { return s.podUsage(o.(*corev1.Pod)) },
 			scope:       podMatchesScope,
 			constraints: podQuotaConstraints,
+			// A pod update is charged when it changes the pod's terminating scope, and a resize
+			// always (reference/observed-admission.md, resize).
 			update: func(o, old runtime.Object, sub string) bool {
-				return sub == "" && podTerminating(o.(*corev1.Pod)) != podTerminating(old.(*corev1.Pod))
+				return sub == "resize" || sub == "" && podTerminating(o.(*corev1.Pod)) != podTerminating(old.(*corev1.Pod))
 			},
 		}
 	case schema.GroupResource{Resource: "services"}:

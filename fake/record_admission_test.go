@@ -251,6 +251,27 @@ var admissionCases = []writeCase{
 		{Name: "label a claim", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims/c1", ContentType: "application/merge-patch+json", Body: `{"metadata":{"labels":{"a":"b"}}}`},
 		{Name: "fractional bytes", Method: "POST", Path: "/api/v1/namespaces/{ns}/persistentvolumeclaims", Body: `{"metadata":{"name":"c4"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1500m"}}}}`},
 	}},
+	{Name: "resize", Steps: []writeStep{
+		nsStep(),
+		{Name: "limitrange", Method: "POST", Path: "/api/v1/namespaces/{ns}/limitranges", Body: `{"metadata":{"name":"c"},"spec":{"limits":[{"type":"Container","min":{"cpu":"50m"},"max":{"cpu":"300m","memory":"1Gi"}}]}}`},
+		{Name: "quota", Method: "POST", Path: "/api/v1/namespaces/{ns}/resourcequotas", Body: `{"metadata":{"name":"q"},"spec":{"hard":{"pods":"5","requests.cpu":"200m","requests.memory":"1Gi","limits.cpu":"1","limits.memory":"2Gi"}}}`},
+		quotaStatus("q", `{"hard":{"pods":"5","requests.cpu":"200m","requests.memory":"1Gi","limits.cpu":"1","limits.memory":"2Gi"},"used":{"pods":"0","requests.cpu":"0","requests.memory":"0","limits.cpu":"0","limits.memory":"0"}}`),
+		settleQuota(),
+		podWith("pod", "p1", `{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"200m","memory":"128Mi"}}`),
+		getQuota("charged for the pod", "q"),
+		settleQuota(),
+		{Name: "resize within", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"150m","memory":"96Mi"},"limits":{"cpu":"250m","memory":"128Mi"}}}]}}`},
+		getQuota("charged for the resize", "q"),
+		settleQuota(),
+		{Name: "resize above the range's max", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"400m"}}}]}}`},
+		{Name: "resize below the range's min", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"10m"}}}]}}`},
+		{Name: "resize above the quota", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"250m"},"limits":{"cpu":"300m"}}}]}}`},
+		{Name: "resize down", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"80m"},"limits":{"cpu":"200m"}}}]}}`},
+		getQuota("after the resize down", "q"),
+		{Name: "resize dryRun", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize?dryRun=All", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"120m"}}}]}}`},
+		getQuota("after the dry run", "q"),
+		{Name: "read", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p1"},
+	}},
 }
 
 // admissionRecording is where admissionCases are recorded and replayed.

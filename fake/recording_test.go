@@ -76,6 +76,12 @@ func (r recording) record(t *testing.T, srv server) {
 	for _, c := range r.cases {
 		all = append(all, runCase(t, srv, c))
 	}
+	r.write(t, all)
+}
+
+// write writes the JSON record of the observed cases and its Markdown page.
+func (r recording) write(t *testing.T, all []observedCase) {
+	t.Helper()
 	indent := r.indent
 	if indent == "" {
 		indent = " "
