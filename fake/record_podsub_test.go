@@ -102,6 +102,8 @@ var podSubresourceCases = []writeCase{
 		{Name: "a windows node", Method: "PATCH", Path: "/api/v1/nodes/n-side", ContentType: mergePatch, Body: `{"metadata":{"labels":{"kubernetes.io/os":"windows"}}}`},
 		{Name: "resize on a windows node", Pause: time.Second, Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"210m"}}}]}}`},
 		{Name: "a resize that changes nothing on a windows node", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"initContainers":[{"name":"side","resources":{"requests":{"cpu":"200m"}}}]}}`},
+		{Name: "pod on a missing node", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p2"},"spec":{"nodeName":"n-missing","containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"200m"}}}]}}`},
+		{Name: "resize on a missing node", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p2/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"150m"}}}]}}`},
 	}},
 }
 
