@@ -177,6 +177,29 @@ var validationPodSpecCases = []writeCase{
 		wlMerge("update of a warned deployment", "/apis/apps/v1/namespaces/{ns}/deployments/d1", `{"spec":{"replicas":2}}`),
 		wlMerge("update of a warned pod", "/api/v1/namespaces/{ns}/pods/w3", `{"metadata":{"labels":{"a":"b"}}}`),
 	}},
+	{Name: "ps-more", Steps: []writeStep{
+		nsStep(),
+		wlPost("good resize policies", "pods", psPod("r1", ``, `,"resizePolicy":[{"resourceName":"cpu","restartPolicy":"NotRequired"},{"resourceName":"memory","restartPolicy":"RestartContainer"}]`)),
+		wlPost("bad resize policies", "pods", psPod("r2", ``, `,"resizePolicy":[{"resourceName":"cpu","restartPolicy":"NotRequired"},{"resourceName":"cpu","restartPolicy":"Sometimes"},{"resourceName":"storage","restartPolicy":"NotRequired"},{"resourceName":"","restartPolicy":""}]`)),
+		wlPost("resize policy of a pod that never restarts", "pods", psPod("r3", `"restartPolicy":"Never",`, `,"resizePolicy":[{"resourceName":"memory","restartPolicy":"RestartContainer"},{"resourceName":"cpu","restartPolicy":"NotRequired"}]`)),
+		wlPost("resize policies of init containers", "pods", `{"metadata":{"name":"r4"},"spec":{"initContainers":[`+
+			`{"name":"i","image":"busybox","resizePolicy":[{"resourceName":"cpu","restartPolicy":"RestartContainer"}]},`+
+			`{"name":"j","image":"busybox","resizePolicy":[{"resourceName":"memory","restartPolicy":"NotRequired"}]},`+
+			`{"name":"s","image":"busybox","restartPolicy":"Always","resizePolicy":[{"resourceName":"cpu","restartPolicy":"RestartContainer"},{"resourceName":"gpu","restartPolicy":"NotRequired"}]}],`+
+			`"containers":[{"name":"c","image":"busybox"}]}}`),
+		wlPost("stop signal without an OS", "pods", psPod("s1", ``, `,"lifecycle":{"stopSignal":"SIGTERM"}`)),
+		wlPost("stop signal on linux", "pods", psPod("s2", `"os":{"name":"linux"},`, `,"lifecycle":{"stopSignal":"SIGUSR1"}`)),
+		wlPost("unsupported stop signals", "pods", psPod("s3", `"os":{"name":"linux"},`, `,"lifecycle":{"stopSignal":"SIGBOGUS"}},{"name":"d","image":"busybox","lifecycle":{"stopSignal":""}`)),
+		wlPost("stop signal on windows", "pods", psPod("s4", `"os":{"name":"windows"},`, `,"lifecycle":{"stopSignal":"SIGUSR1"}`)),
+		wlPost("stop signal of a sidecar", "pods", `{"metadata":{"name":"s5"},"spec":{"initContainers":[{"name":"s","image":"busybox","restartPolicy":"Always","lifecycle":{"stopSignal":"SIGKILL"}}],"containers":[{"name":"c","image":"busybox"}]}}`),
+		wlPost("user namespace", "pods", psPod("h1", `"hostUsers":false,`, ``)),
+		wlPost("user namespace with host namespaces", "pods", psPod("h2", `"hostUsers":false,"hostNetwork":true,"hostPID":true,"hostIPC":true,`, ``)),
+		wlPost("user namespace with volume devices", "pods", psPod("h3", `"hostUsers":false,"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}],`, `,"volumeDevices":[{"name":"v","devicePath":"/dev/xvda"}]`)),
+		wlPost("hostname override", "pods", psPod("o1", `"hostnameOverride":"my-host.example",`, ``)),
+		wlPost("hostname override with FQDN and host network", "pods", psPod("o2", `"hostnameOverride":"my-host","setHostnameAsFQDN":true,"hostNetwork":true,`, ``)),
+		wlPost("hostname override too long and invalid", "pods", psPod("o3", `"hostnameOverride":"`+strings.Repeat("a", 60)+`.Bad_Name",`, ``)),
+		wlPost("empty hostname override", "pods", psPod("o4", `"hostnameOverride":"",`, ``)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),

@@ -39,6 +39,62 @@ func statusField(obj runtime.Object) reflect.Value {
 	return v.Elem().FieldByName("Status")
 }
 
+// dropDisabledPodFields clears, in a pod spec or a pod template's, the fields behind feature gates
+// kube-apiserver 1.37.2 has off, unless old (the stored spec; nil on create) uses them, as the pod
+// and workload strategies do before validation (k8s.io/kubernetes pkg/api/pod's
+// DropDisabledPodFields): containers' lifecycle.stopSignal (ContainerStopSignals, alpha), and
+// the lifecycle when nothing else is left in it. The field manager has recorded them already
+// (reference/observed-validation-podspec.md, ps-more).
+func dropDisabledPodFields(spec, old *corev1.PodSpec) {
+	if spec == nil || (old != nil && stopSignalsInUse(old)) {
+		return
+	}
+	eachContainer(spec, func(c *corev1.Container) {
+		if c.Lifecycle != nil && c.Lifecycle.StopSignal != nil {
+			c.Lifecycle.StopSignal = nil
+			if *c.Lifecycle == (corev1.Lifecycle{}) {
+				c.Lifecycle = nil
+			}
+		}
+	})
+}
+
+// stopSignalsInUse reports whether a container of spec has a stop signal.
+func stopSignalsInUse(spec *corev1.PodSpec) bool {
+	used := false
+	eachContainer(spec, func(c *corev1.Container) {
+		used = used || c.Lifecycle != nil && c.Lifecycle.StopSignal != nil
+	})
+	return used
+}
+
+// podSpecOf is the pod spec of a pod or the pod template of a workload or a pod template, or nil.
+func podSpecOf(obj runtime.Object) *corev1.PodSpec {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return &o.Spec
+	case *corev1.PodTemplate:
+		return &o.Template.Spec
+	case *corev1.ReplicationController:
+		if o.Spec.Template != nil {
+			return &o.Spec.Template.Spec
+		}
+	case *appsv1.Deployment:
+		return &o.Spec.Template.Spec
+	case *appsv1.ReplicaSet:
+		return &o.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		return &o.Spec.Template.Spec
+	case *appsv1.DaemonSet:
+		return &o.Spec.Template.Spec
+	case *batchv1.Job:
+		return &o.Spec.Template.Spec
+	case *batchv1.CronJob:
+		return &o.Spec.JobTemplate.Spec.Template.Spec
+	}
+	return nil
+}
+
 // prepareCreate is the strategies' PrepareForCreate: a resource with a status subresource starts
 // with an empty status (nodes keep theirs: a kubelet registers its node with it); generation is 1
 // where the resource has one.
@@ -54,6 +110,7 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 	if t.generation {
 		m.SetGeneration(1) // other resources keep what the request says (observed-writes.md)
 	}
+	dropDisabledPodFields(podSpecOf(obj), nil)
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		o.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
@@ -287,6 +344,9 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 		if f, of := statusField(obj), statusField(old); f.IsValid() && of.IsValid() {
 			f.Set(of)
 		}
+	}
+	if spec := podSpecOf(obj); spec != nil && subresource == "" {
+		dropDisabledPodFields(spec, podSpecOf(old))
 	}
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:

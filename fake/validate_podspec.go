@@ -41,7 +41,7 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 	}
 	vols, verrs := validateVolumes(spec.Volumes, podName, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
-	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds, hostUsers: ptr.Deref(spec.HostUsers, true)}
+	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds, hostUsers: ptr.Deref(spec.HostUsers, true), restartPolicy: spec.RestartPolicy}
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	errs = append(errs, validateEphemeralContainers(spec, cc, fldPath.Child("ephemeralContainers"))...)
@@ -75,6 +75,8 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 		gates.Insert(g.Name)
 	}
 	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, fldPath.Child("topologySpreadConstraints"))...)
+	errs = append(errs, validateHostUsers(spec, fldPath)...)
+	errs = append(errs, validateHostnameOverride(spec, fldPath.Child("hostnameOverride"))...)
 	if spec.ServiceAccountName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
 			errs = append(errs, field.Invalid(fldPath.Child("serviceAccountName"), spec.ServiceAccountName, msg))
@@ -131,6 +133,71 @@ type containerContext struct {
 	vols      sets.Set[string]
 	grace     *int64
 	hostUsers bool
+	// restartPolicy is the pod's, which a container's resize policy depends on.
+	restartPolicy corev1.RestartPolicy
+}
+
+// validateHostUsers is the apiserver's validateHostUsers: a pod in a user namespace (hostUsers
+// false) may not share the host's network, PID or IPC namespace, nor have volume devices
+// (UserNamespacesHostNetworkSupport is off in 1.37.2). The PID and IPC paths are the apiserver's,
+// capitals included (reference/observed-validation-podspec.md, ps-more).
+func validateHostUsers(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	if ptr.Deref(spec.HostUsers, true) {
+		return nil
+	}
+	const msg = "when `hostUsers` is false"
+	var errs field.ErrorList
+	if spec.HostNetwork {
+		errs = append(errs, field.Forbidden(fldPath.Child("hostNetwork"), msg))
+	}
+	if spec.HostPID {
+		errs = append(errs, field.Forbidden(fldPath.Child("HostPID"), msg))
+	}
+	if spec.HostIPC {
+		errs = append(errs, field.Forbidden(fldPath.Child("HostIPC"), msg))
+	}
+	for _, c := range visitContainers(spec, fldPath) {
+		if len(c.c.VolumeDevices) > 0 {
+			errs = append(errs, field.Forbidden(c.path.Child("volumeDevices"), msg))
+		}
+	}
+	return errs
+}
+
+// eachContainer calls visit with each container of spec, to change it, in visitContainers'
+// order.
+func eachContainer(spec *corev1.PodSpec, visit func(*corev1.Container)) {
+	for i := range spec.InitContainers {
+		visit(&spec.InitContainers[i])
+	}
+	for i := range spec.Containers {
+		visit(&spec.Containers[i])
+	}
+	for i := range spec.EphemeralContainers {
+		visit((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon))
+	}
+}
+
+// validateHostnameOverride is the apiserver's validatePodHostName: an override is not set with
+// setHostnameAsFQDN or the host's network, is at most 64 bytes and a DNS subdomain.
+func validateHostnameOverride(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	if spec.HostnameOverride == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if ptr.Deref(spec.SetHostnameAsFQDN, false) {
+		errs = append(errs, field.Forbidden(fldPath, "may not be specified when setHostnameAsFQDN is true"))
+	}
+	if spec.HostNetwork {
+		errs = append(errs, field.Forbidden(fldPath, "may not be specified when hostNetwork is true"))
+	}
+	if len(*spec.HostnameOverride) > 64 {
+		errs = append(errs, field.TooLong(fldPath, "", 64))
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(*spec.HostnameOverride) {
+		errs = append(errs, field.Invalid(fldPath, *spec.HostnameOverride, msg))
+	}
+	return errs
 }
 
 // validateHostNetworkPorts is the apiserver's validatePodHostNetworkDeps: with the host's network,
@@ -327,6 +394,11 @@ func validateInitContainers(cs, regular []corev1.Container, cc containerContext,
 			if c.StartupProbe != nil {
 				errs = append(errs, field.Forbidden(path.Child("startupProbe"), msg))
 			}
+			for j, p := range c.ResizePolicy {
+				if p.RestartPolicy == corev1.RestartContainer {
+					errs = append(errs, field.Invalid(path.Child("resizePolicy").Index(j).Child("restartPolicy"), p.RestartPolicy, "must not be set to 'RestartContainer' for non-sidecar initContainers"))
+				}
+			}
 		}
 	}
 	return errs
@@ -494,7 +566,40 @@ func validateContainer(c *corev1.Container, cc containerContext, path *field.Pat
 	errs = append(errs, validateVolumeMounts(c, cc.vols, path.Child("volumeMounts"))...)
 	errs = append(errs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
 	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	errs = append(errs, validateResizePolicy(c.ResizePolicy, cc.restartPolicy, path.Child("resizePolicy"))...)
 	errs = append(errs, validateSecurityContext(c.SecurityContext, cc.hostUsers, path.Child("securityContext"))...)
+	return errs
+}
+
+// validateResizePolicy is the apiserver's validateResizePolicy: each resource (cpu or memory)
+// once, each policy NotRequired or RestartContainer, and only NotRequired in a pod that never
+// restarts (reference/observed-validation-podspec.md, ps-more).
+func validateResizePolicy(policies []corev1.ContainerResizePolicy, podRestart corev1.RestartPolicy, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[corev1.ResourceName]bool{}
+	for i, p := range policies {
+		if seen[p.ResourceName] {
+			errs = append(errs, field.Duplicate(fldPath.Index(i), p.ResourceName))
+		}
+		seen[p.ResourceName] = true
+		switch p.ResourceName {
+		case corev1.ResourceCPU, corev1.ResourceMemory:
+		case "":
+			errs = append(errs, field.Required(fldPath, ""))
+		default:
+			errs = append(errs, field.NotSupported(fldPath, p.ResourceName, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}))
+		}
+		switch p.RestartPolicy {
+		case corev1.NotRequired, corev1.RestartContainer:
+		case "":
+			errs = append(errs, field.Required(fldPath, ""))
+		default:
+			errs = append(errs, field.NotSupported(fldPath, p.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
+		}
+		if podRestart == corev1.RestartPolicyNever && p.RestartPolicy != corev1.NotRequired {
+			errs = append(errs, field.Invalid(fldPath, p.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
+		}
+	}
 	return errs
 }
 
