@@ -89,7 +89,7 @@ func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string, made 
 	made.cfg = cfgTyped
 	raw := entries[at].FieldsV1.Raw
 	buf := shapeBuffers.Get().(*[]byte)
-	defer shapeBuffers.Put(buf)
+	defer putShapeBuffer(buf)
 	shape, shaped := shapeOf((*buf)[:0], u.Object)
 	if shaped {
 		*buf = shape // a larger buffer, when the shape outgrew the pooled one
@@ -143,6 +143,17 @@ var emptyFields = metav1.FieldsV1{Raw: []byte("{}")}
 // shapeBuffers holds the buffers withoutLastSet writes a configuration's shape in (*[]byte). A
 // shape is read only while withoutLastSet runs: covered keeps a copy.
 var shapeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// maxPooledShape is the largest shape buffer kept for reuse: a configuration's shape is shorter
+// than its body, most of which are a few KiB, and a rare large one should not stay allocated.
+const maxPooledShape = 64 << 10
+
+// putShapeBuffer returns a buffer to shapeBuffers unless it is larger than maxPooledShape.
+func putShapeBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledShape {
+		shapeBuffers.Put(bp)
+	}
+}
 
 // conversions are the typed values withoutLastSet made of the configuration (converted without
 // options, as the field manager converts it) and of the live object (with
