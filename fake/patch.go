@@ -12,11 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchcache/watchcache/fake/internal/patch"
 )
@@ -29,6 +26,18 @@ var patchTypes = map[string]types.PatchType{
 	string(types.ApplyYAMLPatchType):      types.ApplyYAMLPatchType,
 }
 
+// patchTypeOf returns the patch type of a Content-Type header, by its media type. A header that
+// is one of patchTypes' keys as it is (lowercase, without parameters: client-go's) is its own
+// media type, which spares mime.ParseMediaType's map of parameters.
+func patchTypeOf(contentType string) (types.PatchType, bool) {
+	if pt, ok := patchTypes[contentType]; ok {
+		return pt, true
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	pt, ok := patchTypes[mt]
+	return pt, ok
+}
+
 // patch serves PATCH on an object or its status: the patch engine computes the new state from
 // the stored one (or, for an apply, from nothing), which then goes through the update rules
 // (or the create rules, for an apply that creates).
@@ -37,8 +46,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, methodNotSupported(t, r.Method))
 		return
 	}
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	pt, ok := patchTypes[mt]
+	pt, ok := patchTypeOf(r.Header.Get("Content-Type"))
 	switch {
 	case !ok && t.res.custom == nil:
 		// go-restful routes a built-in resource's PATCH by its Content-Type, and refuses one it
@@ -51,13 +59,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t target) {
 		writeError(w, unsupportedMediaType(string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)))
 		return
 	}
-	var opts metav1.PatchOptions
-	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), optionsVersion, &opts); err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
-		return
-	}
-	if errs := metav1validation.ValidatePatchOptions(&opts, pt); len(errs) > 0 {
-		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs))
+	opts, err := readPatchOptions(r.URL.RawQuery, pt)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
 	body, err := readBody(r)

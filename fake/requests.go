@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -176,6 +177,66 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveAPI(out, r)
 }
 
+// queryAttributes are the parameters attributesOf reads from a request's query.
+type queryAttributes struct {
+	resourceVersion, watch, fieldManager string
+}
+
+// queryAttributesOf returns the parameters attributesOf reads from rawQuery, as r.URL.Query()
+// parses it (Get: the first value, "" for none). A query without "resourceVersion" in it (a
+// write's: client-go sends the same fieldManager and force with every one) is parsed once and
+// its answer remembered (seenQueries): the answer is a function of the raw query alone. One with
+// it is parsed each time, as a resourceVersion mostly differs from one request to the next.
+func queryAttributesOf(rawQuery string) queryAttributes {
+	if rawQuery == "" {
+		return queryAttributes{}
+	}
+	remember := !strings.Contains(rawQuery, "resourceVersion")
+	if remember {
+		if qa, ok := seenQueries.get(rawQuery); ok {
+			return qa
+		}
+	}
+	q, _ := url.ParseQuery(rawQuery) // as URL.Query: what parses, whatever does not
+	qa := queryAttributes{resourceVersion: q.Get("resourceVersion"), watch: q.Get("watch"), fieldManager: q.Get("fieldManager")}
+	if remember {
+		seenQueries.put(rawQuery, qa)
+	}
+	return qa
+}
+
+// querySlots bounds the queries queryMemo keeps: a few per field manager a test's clients use. A
+// memo that fills up starts again empty, so that a client that varies its query costs a map's
+// worth of memory at most.
+const querySlots = 64
+
+// queryMemo maps a raw query to its queryAttributes. Safe for concurrent use.
+type queryMemo struct {
+	mu sync.RWMutex
+	m  map[string]queryAttributes
+}
+
+// seenQueries is the process's memo of queries without a resourceVersion.
+var seenQueries = &queryMemo{}
+
+// get returns the attributes kept for rawQuery.
+func (m *queryMemo) get(rawQuery string) (queryAttributes, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	qa, ok := m.m[rawQuery]
+	return qa, ok
+}
+
+// put keeps qa for rawQuery, emptying the memo first when it is full.
+func (m *queryMemo) put(rawQuery string, qa queryAttributes) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= querySlots {
+		m.m = make(map[string]queryAttributes, querySlots)
+	}
+	m.m[rawQuery] = qa
+}
+
 // attributesOf returns what the apiserver's request-info resolver finds in a request to a
 // resource (k8s.io/apiserver endpoints/request/requestinfo.go): verb, resource, subresource,
 // namespace, name; ok is false for other paths.
@@ -211,11 +272,11 @@ func attributesOf(r *http.Request) (Request, bool) {
 	if len(segs) > 2 {
 		a.Subresource = strings.Join(segs[2:], "/")
 	}
-	q := r.URL.Query()
-	a.ResourceVersion = q.Get("resourceVersion")
+	q := queryAttributesOf(r.URL.RawQuery)
+	a.ResourceVersion = q.resourceVersion
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		switch w := q.Get("watch"); {
+		switch w := q.watch; {
 		case watchPath || w == "1" || w == "true":
 			a.Verb = "watch"
 		case a.Name == "":
@@ -239,7 +300,7 @@ func attributesOf(r *http.Request) (Request, bool) {
 	}
 	switch a.Verb {
 	case "create", "update", "patch":
-		if a.FieldManager = q.Get("fieldManager"); a.FieldManager == "" {
+		if a.FieldManager = q.fieldManager; a.FieldManager == "" {
 			a.FieldManager = patch.ManagerFromUserAgent(r.UserAgent())
 		}
 	}

@@ -471,8 +471,13 @@ func validateMeta(t *resourceType, m metav1Object) field.ErrorList {
 // validateMetaUpdate is the common ObjectMeta validation of an update (labels, annotations,
 // finalizers, owner references, immutable name and namespace; the name was validated on create).
 func validateMetaUpdate(m, old metav1Object) field.ErrorList {
-	return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, field.NewPath("metadata"))
+	return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(m, old, metadataPath)
 }
+
+// metadataPath is the path of an object's metadata, which validateMetaUpdate's errors start
+// with. A field.Path is never changed once made (Child and Index make new ones that point to
+// it), so every update shares this one.
+var metadataPath = field.NewPath("metadata")
 
 // prepareClaimDataSources is what the claim strategy does to a claim's data sources on create (old
 // nil) and update: a reference's namespace is dropped (CrossNamespaceVolumeDataSource is off)

@@ -73,12 +73,40 @@ func TestConverted(t *testing.T) {
 			t.Errorf("%s: %d conversions of the configuration, want %d", s.name, n, s.conversions)
 		}
 		_, fm := fieldManagerOf(t, ours, configMapGVK)
-		fm.reapply.converted.m.Range(func(k, _ any) bool {
-			t.Errorf("%s: %T still remembered", s.name, k.(convertedKey).obj)
-			return true
-		})
+		if n := fm.reapply.converted.len(); n != 0 {
+			t.Errorf("%s: %d conversions still remembered", s.name, n)
+		}
 		if wantErr == nil {
 			cur = want.(*corev1.ConfigMap)
 		}
+	}
+}
+
+// TestConvertedAllocs remembers, loads and forgets the two conversions of an apply: once the
+// entries have grown, none of it allocates.
+func TestConvertedAllocs(t *testing.T) {
+	var c converted
+	cfg := &unstructured.Unstructured{Object: map[string]any{}}
+	live := &corev1.ConfigMap{}
+	tv := &typed.TypedValue{}
+	step := func() {
+		if c.remember(cfg, tv) {
+			defer c.forget(cfg)
+		}
+		if c.remember(live, tv, typed.AllowDuplicates) {
+			defer c.forget(live, typed.AllowDuplicates)
+		}
+		if got, ok := c.load(live, []typed.ValidationOptions{typed.AllowDuplicates}); !ok || got != tv {
+			t.Fatal("the live object's conversion is not remembered")
+		}
+		if _, ok := c.load(live, nil); ok {
+			t.Fatal("a conversion without duplicates found for one with")
+		}
+	}
+	if n := testing.AllocsPerRun(100, step); n != 0 {
+		t.Errorf("%v allocations per apply, want 0", n)
+	}
+	if n := c.len(); n != 0 {
+		t.Errorf("%d conversions still remembered", n)
 	}
 }

@@ -53,9 +53,12 @@ func (f *fieldManager) Apply(live, cfg runtime.Object, manager string, force boo
 	if l, ok := f.reapply.withoutLastSet(live, cfg, manager, &made); ok {
 		applied = l
 	}
-	defer f.reapply.converted.remember(cfg, made.cfg)()
-	if _, ok := live.(runtime.Unstructured); !ok {
-		defer f.reapply.converted.remember(applied, made.live, typed.AllowDuplicates)()
+	c := f.reapply.converted
+	if c.remember(cfg, made.cfg) {
+		defer c.forget(cfg)
+	}
+	if _, ok := live.(runtime.Unstructured); !ok && c.remember(applied, made.live, typed.AllowDuplicates) {
+		defer c.forget(applied, typed.AllowDuplicates)
 	}
 	out, err := fm.Apply(applied, cfg, manager, force)
 	if err != nil {

@@ -505,7 +505,22 @@ func (p *Patcher) checkIdentity(out, live runtime.Object, name string, req Reque
 }
 
 // validateOptions rejects the PatchOptions the apiserver rejects, with its 422 on PatchOptions.
+// Options found valid are remembered (validOptions): ValidatePatchOptions builds a field path for
+// each of its checks before it makes it, and a client sends the same options with every write.
 func validateOptions(req Request) error {
+	k := optionsKey{req.FieldManager, req.FieldValidation, req.Force, req.Type}
+	if validOptions.has(k) {
+		return nil
+	}
+	if err := validateOptionsOnce(req); err != nil {
+		return err
+	}
+	validOptions.add(k)
+	return nil
+}
+
+// validateOptionsOnce is validateOptions without the memo.
+func validateOptionsOnce(req Request) error {
 	opts := &metav1.PatchOptions{FieldManager: req.FieldManager, FieldValidation: req.FieldValidation}
 	if req.Force {
 		force := true

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,7 +88,12 @@ func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string, made 
 	}
 	made.cfg = cfgTyped
 	raw := entries[at].FieldsV1.Raw
-	shape, shaped := shapeOf(make([]byte, 0, 256), u.Object)
+	buf := shapeBuffers.Get().(*[]byte)
+	defer putShapeBuffer(buf)
+	shape, shaped := shapeOf((*buf)[:0], u.Object)
+	if shaped {
+		*buf = shape // a larger buffer, when the shape outgrew the pooled one
+	}
 	last := (*fieldpath.Set)(nil)
 	if shaped {
 		last = r.covered.lookup(shape, raw)
@@ -124,9 +130,29 @@ func (r *reapply) withoutLastSet(live, cfg runtime.Object, manager string, made 
 		return nil, false
 	}
 	blank := append([]metav1.ManagedFieldsEntry(nil), entries...)
-	blank[at].FieldsV1 = &metav1.FieldsV1{Raw: []byte("{}")}
+	blank[at].FieldsV1 = &emptyFields
 	om.SetManagedFields(blank)
 	return out, true
+}
+
+// emptyFields is the empty field set withoutLastSet gives the manager's entry. It is shared by
+// every object withoutLastSet returns and never changed: the field manager only decodes the
+// entries of the live object it is given, and copies the object (deep) where it keeps it.
+var emptyFields = metav1.FieldsV1{Raw: []byte("{}")}
+
+// shapeBuffers holds the buffers withoutLastSet writes a configuration's shape in (*[]byte). A
+// shape is read only while withoutLastSet runs: covered keeps a copy.
+var shapeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// maxPooledShape is the largest shape buffer kept for reuse: a configuration's shape is shorter
+// than its body, most of which are a few KiB, and a rare large one should not stay allocated.
+const maxPooledShape = 64 << 10
+
+// putShapeBuffer returns a buffer to shapeBuffers unless it is larger than maxPooledShape.
+func putShapeBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledShape {
+		shapeBuffers.Put(bp)
+	}
 }
 
 // conversions are the typed values withoutLastSet made of the configuration (converted without
