@@ -1,0 +1,335 @@
+package patch
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/randfill"
+)
+
+// createKinds are the built-in kinds the create tests write: a spread of schemas, with fields not
+// omitted when empty (RoleBinding's roleRef, a Pod's containers), quantities, times, int-or-strings
+// and raw extensions.
+var createKinds = []schema.GroupVersionKind{
+	{Version: "v1", Kind: "ConfigMap"},
+	{Version: "v1", Kind: "Secret"},
+	{Version: "v1", Kind: "Pod"},
+	{Version: "v1", Kind: "Service"},
+	{Version: "v1", Kind: "PersistentVolumeClaim"},
+	{Version: "v1", Kind: "LimitRange"},
+	{Version: "v1", Kind: "Event"},
+	{Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Group: "apps", Version: "v1", Kind: "ControllerRevision"},
+	{Group: "batch", Version: "v1", Kind: "Job"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
+	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+	{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
+	{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"},
+	{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass"},
+}
+
+// FuzzCreateMemo creates a random object of one of createKinds, then objects made from it by
+// changing scalars (near), through a Patcher and through one with only the apiserver's field
+// managers: the managedFields must be the same but for their times. The Patcher answers from the
+// first create the later ones of the same createShape.
+func FuzzCreateMemo(f *testing.F) {
+	for i := range createKinds {
+		f.Add(uint8(i), []byte(fmt.Sprint("seed", i)))
+		f.Add(uint8(i), bytes.Repeat([]byte{byte(i), 0x5a, 0xff, 0x01}, 64))
+	}
+	ours, full := newPatcher(f), newPatcher(f)
+	full.full = true
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
+		checkCreates(t, ours, full, createKinds[int(kind)%len(createKinds)], data)
+	})
+}
+
+// TestCreateMemo is FuzzCreateMemo over a few hundred objects, and fails when no object was
+// answered from the memo, which would leave the comparison without the case it is for.
+func TestCreateMemo(t *testing.T) {
+	ours, full := newPatcher(t), newPatcher(t)
+	full.full = true
+	hits := 0
+	for i := range 400 {
+		data := fmt.Appendf(nil, "create-%d", i)
+		hits += checkCreates(t, ours, full, createKinds[i%len(createKinds)], data)
+	}
+	if hits == 0 {
+		t.Fatal("no create was answered from the memo")
+	}
+	t.Logf("%d creates answered from the memo", hits)
+}
+
+// TestCreateMemoZeroScalars creates, in a row, objects of one kind that differ in one scalar: the
+// kind's empty object has a zero there, or none, and the field manager's answers differ.
+func TestCreateMemoZeroScalars(t *testing.T) {
+	hpa := func(maxReplicas int32, target string) runtime.Object {
+		return &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "h", Namespace: "ns"},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: maxReplicas,
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: target}}}
+	}
+	rb := func(name string) runtime.Object {
+		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "rb", Namespace: "ns"},
+			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name}}
+	}
+	cm := func(data map[string]string) runtime.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns"}, Data: data}
+	}
+	for name, objs := range map[string][]runtime.Object{
+		// maxReplicas and scaleTargetRef.name are not omitted when empty: the empty object has 0
+		// and "" there, so only a create that sets them owns them.
+		"number zero":    {hpa(3, "d"), hpa(0, "d"), hpa(5, "d")},
+		"string zero":    {hpa(3, "d"), hpa(3, ""), hpa(3, "e")},
+		"atomic struct":  {rb(""), rb("r"), rb(""), rb("s")},
+		"data value":     {cm(map[string]string{"k": "v"}), cm(map[string]string{"k": ""}), cm(map[string]string{"k": "w"})},
+		"no data":        {cm(nil), cm(map[string]string{}), cm(map[string]string{"k": "v"})},
+		"only name left": {cm(nil), &corev1.ConfigMap{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ours, full := newPatcher(t), newPatcher(t)
+			full.full = true
+			for _, obj := range objs {
+				compareCreate(t, ours, full, obj)
+			}
+		})
+	}
+}
+
+// checkCreates creates, through ours and full, an object of kind gvk filled from data, then two
+// objects near it (near), and compares their managedFields. It returns how many of them ours
+// answered from its memo.
+func checkCreates(t *testing.T, ours, full *Patcher, gvk schema.GroupVersionKind, data []byte) int {
+	t.Helper()
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	randfill.NewFromGoFuzz(data).NilChance(.4).NumElements(0, 2).MaxDepth(12).
+		Funcs(metafuzzer.Funcs(serializer.NewCodecFactory(scheme.Scheme))...).Fill(obj)
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetManagedFields(nil)
+	if a := m.GetAnnotations(); a != nil {
+		delete(a, corev1.LastAppliedConfigAnnotation)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	if _, err := json.Marshal(obj); err != nil {
+		return 0 // no JSON, no object to create (a raw extension that is not JSON)
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	r := rand.New(rand.NewPCG(h.Sum64(), uint64(len(data))))
+	hits := 0
+	for i, o := range []runtime.Object{obj, near(t, r, obj, true), near(t, r, obj, false)} {
+		if i > 0 && remembered(t, ours, o) {
+			hits++
+		}
+		compareCreate(t, ours, full, o)
+	}
+	return hits
+}
+
+// remembered reports whether ours has an answer for a create of obj by the test's manager.
+func remembered(t *testing.T, ours *Patcher, obj runtime.Object) bool {
+	t.Helper()
+	k, err := ours.kindOf(obj.GetObjectKind().GroupVersionKind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, err := ours.fieldManager(k, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fm.creates.liveOK {
+		return false
+	}
+	b := &shapeBuffer{}
+	b.enc = json.NewEncoder(&b.js)
+	shape, ok := b.shapeOf(obj, fm.creates.live)
+	return ok && fm.creates.lookup(createManager, shape) != nil
+}
+
+// createManager is the manager of the test's creates.
+const createManager = "creator"
+
+// compareCreate creates a copy of obj through ours and through full, and fails when their
+// managedFields differ but for their times, or a time is not the field manager's clock at the
+// create.
+func compareCreate(t *testing.T, ours, full *Patcher, obj runtime.Object) {
+	t.Helper()
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() {
+		var err error
+		if gvk, err = schemeKind(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := time.Now().UTC().Add(-time.Second)
+	got, err := ours.UpdateObject(nil, obj.DeepCopyObject(), gvk, "", createManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := full.UpdateObject(nil, obj.DeepCopyObject(), gvk, "", createManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().UTC().Add(time.Second)
+	g, w := entriesOf(t, got), entriesOf(t, want)
+	for _, e := range g {
+		if e.Time == nil || e.Time.Time.Before(before) || e.Time.Time.After(after) || e.Time.Location() != time.UTC {
+			t.Fatalf("entry time %v, want UTC between %v and %v", e.Time, before, after)
+		}
+	}
+	if !reflect.DeepEqual(entriesWithoutTimes(g), entriesWithoutTimes(w)) {
+		js, _ := json.Marshal(obj)
+		t.Fatalf("create of %s:\n got %s\nwant %s", js, mustJSON(t, entriesWithoutTimes(g)), mustJSON(t, entriesWithoutTimes(w)))
+	}
+}
+
+// schemeKind is obj's kind as the scheme knows it.
+func schemeKind(obj runtime.Object) (schema.GroupVersionKind, error) {
+	kinds, _, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return kinds[0], nil
+}
+
+// entriesOf is obj's managedFields.
+func entriesOf(t *testing.T, obj runtime.Object) []metav1.ManagedFieldsEntry {
+	t.Helper()
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.GetManagedFields()
+}
+
+// entriesWithoutTimes is a copy of entries without their times.
+func entriesWithoutTimes(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	out := make([]metav1.ManagedFieldsEntry, len(entries))
+	for i, e := range entries {
+		e.Time = nil
+		out[i] = e
+	}
+	return out
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// near returns obj with some of its scalars outside lists changed, each to a value that its Go
+// type decodes: with nonZero, only those that are not "", 0 or false (so that the shape mostly
+// stays the same), else any (so that it mostly does not).
+func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.Object {
+	t.Helper()
+	js, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var tree map[string]any
+	if err := dec.Decode(&tree); err != nil {
+		t.Fatal(err)
+	}
+	var leaves []func(any) // setters of the scalars outside lists, each with its value
+	var values []any
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		for k, v := range m {
+			switch v := v.(type) {
+			case map[string]any:
+				walk(v)
+			case []any, nil, bool:
+			default:
+				leaves = append(leaves, func(nv any) { m[k] = nv })
+				values = append(values, v)
+			}
+		}
+	}
+	walk(tree)
+	out := obj
+	for _, i := range r.Perm(len(leaves)) {
+		if r.IntN(2) == 0 {
+			continue
+		}
+		nv, ok := changed(values[i], nonZero)
+		if !ok {
+			continue
+		}
+		leaves[i](nv)
+		b, err := json.Marshal(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := scheme.Scheme.New(obj.GetObjectKind().GroupVersionKind())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, o); err != nil {
+			leaves[i](values[i]) // the type does not take that value
+			continue
+		}
+		o.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+		out = o
+	}
+	return out
+}
+
+// changed returns another value of v's JSON type for a scalar v (string or json.Number): a time
+// a second later, a number one more, a string with a character more (or a zero from nothing).
+func changed(v any, nonZero bool) (any, bool) {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return "a", !nonZero
+		}
+		if tm, err := time.Parse(time.RFC3339, v); err == nil {
+			return tm.Add(time.Second).Format(time.RFC3339), true
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil { // a quantity
+			return strconv.FormatInt(n+1, 10), n != 0 || !nonZero
+		}
+		return v + "a", true
+	case json.Number:
+		n, err := v.Int64()
+		if err != nil {
+			return nil, false
+		}
+		if n == 0 {
+			return json.Number("1"), !nonZero
+		}
+		if n == -1 {
+			n = -3
+		}
+		return json.Number(strconv.FormatInt(n+1, 10)), true
+	}
+	return nil, false
+}
