@@ -276,7 +276,8 @@ func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.
 	}
 	walk(tree)
 	out := obj
-	for _, i := range r.Perm(len(leaves)) {
+	perm := r.Perm(len(leaves))
+	for _, i := range perm[:min(len(perm), maxNearChanges)] {
 		if r.IntN(2) == 0 {
 			continue
 		}
@@ -302,6 +303,10 @@ func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.
 	}
 	return out
 }
+
+// maxNearChanges bounds the scalars near tries to change, each a round trip of the object
+// through JSON, so that a large random object costs the fuzzer milliseconds, not seconds.
+const maxNearChanges = 24
 
 // changed returns another value of v's JSON type for a scalar v (string or json.Number): a time
 // a second later, a number one more, a string with a character more (or a zero from nothing).
@@ -332,4 +337,25 @@ func changed(v any, nonZero bool) (any, bool) {
 		return json.Number(strconv.FormatInt(n+1, 10)), true
 	}
 	return nil, false
+}
+
+// BenchmarkCreateManagedFields records a ConfigMap's create in managedFields through the memo
+// (a hit every time: the shape and the walk of the object's JSON) and through the field manager
+// alone.
+func BenchmarkCreateManagedFields(b *testing.B) {
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	for name, isFull := range map[string]bool{"memo": false, "fieldManager": true} {
+		b.Run(name, func(b *testing.B) {
+			p := newPatcher(b)
+			p.full = isFull
+			b.ReportAllocs()
+			for i := range b.N {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("cm-", i), Namespace: "ns"},
+					Data: map[string]string{"k": "v"}}
+				if _, err := p.UpdateObject(nil, cm, gvk, "", "bench"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
