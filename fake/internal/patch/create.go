@@ -17,11 +17,11 @@ import (
 // in the fake, and a third of its allocations: it converts the kind's empty object and the new
 // one to typed values and compares them, for an answer that is the same from one create to the
 // next of objects of the same fields. creates remembers that answer, the field manager's own, and
-// gives it again for a create of the same manager whose object has the same createShape.
+// gives it again for a create by the same manager of an object of the same createShape.
 //
-// What the answer is a function of, for a create through the bare field manager (pick's choice
-// for an object without managedFields and without kubectl's last-applied configuration, so that
-// the field manager decodes no field set and starts from none):
+// What the answer is a function of, for a create of a typed object through the bare field manager
+// (pick's choice for an object without managedFields and without kubectl's last-applied
+// configuration, so that the field manager decodes no field set and starts from none):
 //   - the field manager: the kind, its version and subresource, its schema, the fields its
 //     strategy resets (creates is one field manager's);
 //   - the manager's name, which goes into the entry as it is;
@@ -29,17 +29,22 @@ import (
 //   - the new object's field set against the live one: the fields the comparison finds added or
 //     modified, less the metadata the field manager strips. A field is added when the live object
 //     lacks it and modified when the live value differs, so for a scalar what counts is its path
-//     and whether it equals the live object's value there; for an object, its fields; a list
-//     names its elements by their keys' values or by their own value, so it counts whole;
-//   - whether the conversion fails (the field manager then keeps no field set): it validates
-//     the object's structure and the scalars' types against the schema, and lists whole (their
-//     keys); a Go object's scalar of a given path has one type but where the schema allows more
-//     than one (int-or-string, raw extensions), which createShape writes.
+//     and whether it equals the live object's value there (a field not omitted when empty is
+//     there on the live object, with its zero value); for an object, its fields, and for an
+//     atomic one whether it equals the live one, which is whether each of its scalars does; a
+//     list names its elements by their keys' values or by their own value, so it counts whole;
+//   - whether the conversion to typed values fails (the field manager then records nothing): it
+//     checks the object's structure and the types of its scalars against the schema, and the
+//     lists' keys. A scalar's type is its Go field's but where the schema takes more than one
+//     (int-or-string, raw extensions), so createShape writes the type of the scalars it hides.
 //
-// The time of the entry is the field manager's clock at the write (time.Now in UTC), which
-// entries gives again on a hit.
+// The object's apiVersion and kind are the field manager's (UpdateObject sets them), and the live
+// object's: createShape writes them as they are. The time of the entry is the field manager's
+// clock at the write (time.Now in UTC), which entries gives again on a hit; the fake puts its
+// own clock on it afterwards, as it does on the field manager's answer.
 //
-// creates remembers only answers of one entry: an error of the field manager also gives none.
+// creates remembers only answers of one entry: an error of the field manager also gives none, and
+// an object whose every field is the live one's gives none either, at the field manager's cost.
 
 // createdFields is the managedFields entry the field manager gave a create by manager of an
 // object of shape, without its time. Never changed once made: FieldsV1 is its own copy.
@@ -196,8 +201,9 @@ func (b *shapeBuffer) shapeOf(obj runtime.Object, live liveScalars) ([]byte, boo
 // read.
 //
 // A createShape is the object's JSON with each scalar outside lists written as '$' (a string) or
-// '#' (a number) when no scalar of the live object's JSON has its value (liveScalars.has, a
-// numeric zero counted as one); lists, and the scalars a live one may equal, are written as they
+// '#' (a number) when no scalar of the live object's JSON has its value (liveScalars.has, by its
+// JSON spelling; the live object's numbers are zero values, so every numeric zero, however
+// spelt, is written as it is); lists, and the scalars a live one may equal, are written as they
 // are. So two objects of one shape have the same fields at every level, the same lists, and
 // scalars that either are the same or both differ from whatever the live object has at their
 // path, of the same JSON type: the comparison with the live object finds the same fields added
