@@ -113,6 +113,32 @@ func TestCreateMemoZeroScalars(t *testing.T) {
 	}
 }
 
+// TestCreateMemoLeavesToFieldManager creates objects that carry managedFields or kubectl's
+// last-applied configuration, which the field manager reads: their answers are the field
+// manager's, and none is remembered.
+func TestCreateMemoLeavesToFieldManager(t *testing.T) {
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	entry := metav1.ManagedFieldsEntry{Manager: createManager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:j":{}}}`)}}
+	for name, meta := range map[string]metav1.ObjectMeta{
+		"managedFields": {Name: "cm", Namespace: "ns", ManagedFields: []metav1.ManagedFieldsEntry{entry}},
+		"last-applied":  {Name: "cm", Namespace: "ns", Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: `{"data":{"k":"v"}}`}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ours, full := newPatcher(t), newPatcher(t)
+			full.full = true
+			for range 2 {
+				cm := &corev1.ConfigMap{ObjectMeta: *meta.DeepCopy(), Data: map[string]string{"j": "1", "k": "v"}}
+				cm.SetGroupVersionKind(gvk)
+				compareCreate(t, ours, full, cm)
+				if remembered(t, ours, cm) {
+					t.Fatal("the memo remembered a create the field manager reads more of than the object's shape")
+				}
+			}
+		})
+	}
+}
+
 // checkCreates creates, through ours and full, an object of kind gvk filled from data, then two
 // objects near it (near), and compares their managedFields. It returns how many of them ours
 // answered from its memo.
