@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,6 +140,27 @@ func TestCreateMemoLeavesToFieldManager(t *testing.T) {
 	}
 }
 
+// TestCreateMemoConcurrent creates ConfigMaps of a few shapes from several goroutines at once,
+// more shapes than the memo keeps, for the race detector.
+func TestCreateMemoConcurrent(t *testing.T) {
+	ours, full := newPatcher(t), newPatcher(t)
+	full.full = true
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				data := map[string]string{fmt.Sprint("k", (g+i)%(createMemoSize+2)): fmt.Sprint(i)}
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("cm-", g, "-", i), Namespace: "ns"}, Data: data}
+				if err := createDiff(ours, full, cm); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // checkCreates creates, through ours and full, an object of kind gvk filled from data, then two
 // objects near it (near), and compares their managedFields. It returns how many of them ours
 // answered from its memo.
@@ -198,38 +220,56 @@ func remembered(t *testing.T, ours *Patcher, obj runtime.Object) bool {
 // createManager is the manager of the test's creates.
 const createManager = "creator"
 
-// compareCreate creates a copy of obj through ours and through full, and fails when their
-// managedFields differ but for their times, or a time is not the field manager's clock at the
-// create.
+// compareCreate creates a copy of obj through ours and through full, and fails when createDiff
+// finds a difference.
 func compareCreate(t *testing.T, ours, full *Patcher, obj runtime.Object) {
 	t.Helper()
+	if err := createDiff(ours, full, obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createDiff creates a copy of obj through ours and through full, and says how their
+// managedFields differ but for their times, or how a time is not the field manager's clock at
+// the create.
+func createDiff(ours, full *Patcher, obj runtime.Object) error {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Empty() {
 		var err error
 		if gvk, err = schemeKind(obj); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	before := time.Now().UTC().Add(-time.Second)
 	got, err := ours.UpdateObject(nil, obj.DeepCopyObject(), gvk, "", createManager)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	want, err := full.UpdateObject(nil, obj.DeepCopyObject(), gvk, "", createManager)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	after := time.Now().UTC().Add(time.Second)
-	g, w := entriesOf(t, got), entriesOf(t, want)
+	g, err := entriesOf(got)
+	if err != nil {
+		return err
+	}
+	w, err := entriesOf(want)
+	if err != nil {
+		return err
+	}
 	for _, e := range g {
 		if e.Time == nil || e.Time.Time.Before(before) || e.Time.Time.After(after) || e.Time.Location() != time.UTC {
-			t.Fatalf("entry time %v, want UTC between %v and %v", e.Time, before, after)
+			return fmt.Errorf("entry time %v, want UTC between %v and %v", e.Time, before, after)
 		}
 	}
-	if !reflect.DeepEqual(entriesWithoutTimes(g), entriesWithoutTimes(w)) {
+	if g, w := entriesWithoutTimes(g), entriesWithoutTimes(w); !reflect.DeepEqual(g, w) {
 		js, _ := json.Marshal(obj)
-		t.Fatalf("create of %s:\n got %s\nwant %s", js, mustJSON(t, entriesWithoutTimes(g)), mustJSON(t, entriesWithoutTimes(w)))
+		gj, _ := json.Marshal(g)
+		wj, _ := json.Marshal(w)
+		return fmt.Errorf("create of %s:\n got %s\nwant %s", js, gj, wj)
 	}
+	return nil
 }
 
 // schemeKind is obj's kind as the scheme knows it.
@@ -242,13 +282,12 @@ func schemeKind(obj runtime.Object) (schema.GroupVersionKind, error) {
 }
 
 // entriesOf is obj's managedFields.
-func entriesOf(t *testing.T, obj runtime.Object) []metav1.ManagedFieldsEntry {
-	t.Helper()
+func entriesOf(obj runtime.Object) ([]metav1.ManagedFieldsEntry, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return m.GetManagedFields()
+	return m.GetManagedFields(), nil
 }
 
 // entriesWithoutTimes is a copy of entries without their times.
@@ -259,15 +298,6 @@ func entriesWithoutTimes(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFi
 		out[i] = e
 	}
 	return out
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // near returns obj with some of its scalars outside lists changed, each to a value that its Go
