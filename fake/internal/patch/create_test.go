@@ -161,7 +161,7 @@ func TestCreateMemoConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// checkCreates creates, through ours and full, an object of kind gvk filled from data, then two
+// checkCreates creates, through ours and full, an object of kind gvk filled from data, then three
 // objects near it (near), and compares their managedFields. It returns how many of them ours
 // answered from its memo.
 func checkCreates(t *testing.T, ours, full *Patcher, gvk schema.GroupVersionKind, data []byte) int {
@@ -188,7 +188,8 @@ func checkCreates(t *testing.T, ours, full *Patcher, gvk schema.GroupVersionKind
 	h.Write(data)
 	r := rand.New(rand.NewPCG(h.Sum64(), uint64(len(data))))
 	hits := 0
-	for i, o := range []runtime.Object{obj, near(t, r, obj, true), near(t, r, obj, false)} {
+	for i, o := range []runtime.Object{obj, near(t, r, obj, changedNonZero, maxNearChanges), near(t, r, obj, zeroed, 1),
+		near(t, r, obj, changed, 1), near(t, r, obj, changed, maxNearChanges)} {
 		if i > 0 && remembered(t, ours, o) {
 			hits++
 		}
@@ -300,10 +301,9 @@ func entriesWithoutTimes(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFi
 	return out
 }
 
-// near returns obj with some of its scalars outside lists changed, each to a value that its Go
-// type decodes: with nonZero, only those that are not "", 0 or false (so that the shape mostly
-// stays the same), else any (so that it mostly does not).
-func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.Object {
+// near returns obj with up to changes of its scalars outside lists changed by change, each to a
+// value that its Go type decodes.
+func near(t *testing.T, r *rand.Rand, obj runtime.Object, change func(any) (any, bool), changes int) runtime.Object {
 	t.Helper()
 	js, err := json.Marshal(obj)
 	if err != nil {
@@ -332,12 +332,16 @@ func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.
 	}
 	walk(tree)
 	out := obj
-	perm := r.Perm(len(leaves))
-	for _, i := range perm[:min(len(perm), maxNearChanges)] {
-		if r.IntN(2) == 0 {
+	tries := 0
+	for _, i := range r.Perm(len(leaves)) {
+		if changes == 0 || tries == maxNearChanges {
+			break
+		}
+		if changes > 1 && r.IntN(2) == 0 {
 			continue
 		}
-		nv, ok := changed(values[i], nonZero)
+		tries++
+		nv, ok := change(values[i])
 		if !ok {
 			continue
 		}
@@ -356,6 +360,7 @@ func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.
 		}
 		o.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
 		out = o
+		changes--
 	}
 	return out
 }
@@ -364,19 +369,40 @@ func near(t *testing.T, r *rand.Rand, obj runtime.Object, nonZero bool) runtime.
 // through JSON, so that a large random object costs the fuzzer milliseconds, not seconds.
 const maxNearChanges = 24
 
+// changedNonZero is changed for the scalars that are not "" or 0, whose createShape stays the
+// same unless the empty object has their value.
+func changedNonZero(v any) (any, bool) {
+	if v == "" || v == json.Number("0") {
+		return nil, false
+	}
+	return changed(v)
+}
+
+// zeroed returns "" for a string and 0 for a number, where the empty object of a field not
+// omitted when empty has that value: the createShape changes.
+func zeroed(v any) (any, bool) {
+	switch v.(type) {
+	case string:
+		return "", v != ""
+	case json.Number:
+		return json.Number("0"), v != json.Number("0")
+	}
+	return nil, false
+}
+
 // changed returns another value of v's JSON type for a scalar v (string or json.Number): a time
-// a second later, a number one more, a string with a character more (or a zero from nothing).
-func changed(v any, nonZero bool) (any, bool) {
+// a second later, a number one more, a string with a character more (or one from nothing).
+func changed(v any) (any, bool) {
 	switch v := v.(type) {
 	case string:
 		if v == "" {
-			return "a", !nonZero
+			return "a", true
 		}
 		if tm, err := time.Parse(time.RFC3339, v); err == nil {
 			return tm.Add(time.Second).Format(time.RFC3339), true
 		}
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil { // a quantity
-			return strconv.FormatInt(n+1, 10), n != 0 || !nonZero
+			return strconv.FormatInt(n+1, 10), true
 		}
 		return v + "a", true
 	case json.Number:
@@ -384,34 +410,10 @@ func changed(v any, nonZero bool) (any, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if n == 0 {
-			return json.Number("1"), !nonZero
-		}
 		if n == -1 {
 			n = -3
 		}
 		return json.Number(strconv.FormatInt(n+1, 10)), true
 	}
 	return nil, false
-}
-
-// BenchmarkCreateManagedFields records a ConfigMap's create in managedFields through the memo
-// (a hit every time: the shape and the walk of the object's JSON) and through the field manager
-// alone.
-func BenchmarkCreateManagedFields(b *testing.B) {
-	gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
-	for name, isFull := range map[string]bool{"memo": false, "fieldManager": true} {
-		b.Run(name, func(b *testing.B) {
-			p := newPatcher(b)
-			p.full = isFull
-			b.ReportAllocs()
-			for i := range b.N {
-				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("cm-", i), Namespace: "ns"},
-					Data: map[string]string{"k": "v"}}
-				if _, err := p.UpdateObject(nil, cm, gvk, "", "bench"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 }
