@@ -23,6 +23,8 @@ type fieldManager struct {
 	full, lean, bare *managedfields.FieldManager
 	// reapply is set with bare.
 	reapply *reapply
+	// creates is bare's recent answers for creates (create.go).
+	creates creates
 }
 
 // UpdateNoErrors is the field manager's UpdateNoErrors (a non-apply write by manager), with lean

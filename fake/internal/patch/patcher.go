@@ -332,13 +332,11 @@ func (p *Patcher) UpdateObject(old, new runtime.Object, gvk schema.GroupVersionK
 	if err != nil {
 		return nil, internalError(err)
 	}
-	if old == nil {
-		old = k.empty()
-	} else {
-		old = ofKind(old, k.gvk)
-	}
 	new.GetObjectKind().SetGroupVersionKind(k.gvk)
-	return fm.UpdateNoErrors(old, new, manager), nil
+	if old == nil {
+		return fm.create(k.empty(), new, manager), nil
+	}
+	return fm.UpdateNoErrors(ofKind(old, k.gvk), new, manager), nil
 }
 
 // ofKind returns obj with its kind set to gvk without changing obj: obj itself when it already
