@@ -87,7 +87,7 @@ func (f *fieldManager) create(live, obj runtime.Object, manager string) runtime.
 	if !c.liveOK {
 		return f.UpdateNoErrors(live, obj, manager)
 	}
-	buf := shapeBuffers.Get().(*shapeBuffer)
+	buf := createShapes.Get().(*shapeBuffer)
 	defer buf.put()
 	shape, ok := buf.shapeOf(obj, c.live)
 	if !ok {
@@ -162,23 +162,20 @@ type shapeBuffer struct {
 	shape []byte
 }
 
-// shapeBuffers pools shapeBuffers.
-var shapeBuffers = sync.Pool{New: func() any {
+// createShapes pools the shapeBuffers of creates.
+var createShapes = sync.Pool{New: func() any {
 	b := &shapeBuffer{}
 	b.enc = json.NewEncoder(&b.js)
 	return b
 }}
 
-// maxPooledShape is the largest buffer put back in shapeBuffers: a ConfigMap's JSON is a few
-// hundred bytes, a Pod's a few KiB; a larger one is left to the garbage collector rather than kept.
-const maxPooledShape = 64 << 10
-
-// put returns b to shapeBuffers unless it has grown beyond maxPooledShape.
+// put returns b to createShapes unless it has grown beyond maxPooledShape (a ConfigMap's JSON
+// is a few hundred bytes, a Pod's a few KiB).
 func (b *shapeBuffer) put() {
 	if b.js.Cap() > maxPooledShape || cap(b.shape) > maxPooledShape {
 		return
 	}
-	shapeBuffers.Put(b)
+	createShapes.Put(b)
 }
 
 // shapeOf returns obj's createShape, in b's buffer, or false when obj does not encode as JSON.

@@ -144,8 +144,9 @@ var emptyFields = metav1.FieldsV1{Raw: []byte("{}")}
 // shape is read only while withoutLastSet runs: covered keeps a copy.
 var shapeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
-// maxPooledShape is the largest shape buffer kept for reuse: a configuration's shape is shorter
-// than its body, most of which are a few KiB, and a rare large one should not stay allocated.
+// maxPooledShape is the largest shape buffer kept for reuse, a create's or an apply's: a shape
+// is about as long as its object's JSON, most of which are a few KiB, and a rare large one
+// should not stay allocated.
 const maxPooledShape = 64 << 10
 
 // putShapeBuffer returns a buffer to shapeBuffers unless it is larger than maxPooledShape.
