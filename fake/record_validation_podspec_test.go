@@ -200,6 +200,18 @@ var validationPodSpecCases = []writeCase{
 		wlPost("hostname override too long and invalid", "pods", psPod("o3", `"hostnameOverride":"`+strings.Repeat("a", 60)+`.Bad_Name",`, ``)),
 		wlPost("empty hostname override", "pods", psPod("o4", `"hostnameOverride":"",`, ``)),
 	}},
+	{Name: "ps-devices", Steps: []writeStep{
+		nsStep(),
+		wlPost("good device", "pods", psPod("d1", `"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}],`, `,"volumeDevices":[{"name":"v","devicePath":"/dev/xvda"}]`)),
+		wlPost("device of an ephemeral volume", "pods", psPod("d2", `"volumes":[{"name":"e","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"volumeMode":"Block","resources":{"requests":{"storage":"1Gi"}}}}}}],`,
+			`,"volumeDevices":[{"name":"e","devicePath":"/dev/xvdb"}]`)),
+		wlPost("bad devices", "pods", psPod("d3", `"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}},{"name":"d","emptyDir":{}}],`,
+			`,"volumeDevices":[{"name":"","devicePath":""},{"name":"v","devicePath":"/dev/a"},{"name":"v","devicePath":"/dev/a"},{"name":"d","devicePath":"/dev/../b"},{"name":"missing","devicePath":"/dev/c"}]`)),
+		wlPost("devices and mounts overlap", "pods", psPod("d4", `"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}},{"name":"w","persistentVolumeClaim":{"claimName":"c2"}}],`,
+			`,"volumeMounts":[{"name":"v","mountPath":"/data"},{"name":"w","mountPath":"/dev/xvdc"}],"volumeDevices":[{"name":"v","devicePath":"/dev/xvdc"}]`)),
+		wlPost("device of an init container and a template", "deployments", wlWorkload("dd", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"volumes":[{"name":"v","configMap":{"name":"c"}}],`+
+			`"initContainers":[{"name":"i","image":"busybox","volumeDevices":[{"name":"v","devicePath":"/dev/x"}]}],"containers":[{"name":"c","image":"busybox","volumeDevices":[{"name":"nope","devicePath":"rel/path"}]}]}}`)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),

@@ -41,7 +41,8 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 	}
 	vols, verrs := validateVolumes(spec.Volumes, podName, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
-	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds, hostUsers: ptr.Deref(spec.HostUsers, true), restartPolicy: spec.RestartPolicy}
+	cc := containerContext{vols: vols, blockVols: blockVolumes(spec.Volumes, vols), grace: spec.TerminationGracePeriodSeconds,
+		hostUsers: ptr.Deref(spec.HostUsers, true), restartPolicy: spec.RestartPolicy}
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	errs = append(errs, validateEphemeralContainers(spec, cc, fldPath.Child("ephemeralContainers"))...)
@@ -130,7 +131,9 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 // containerContext is what a container's validation needs of its pod: the names of its valid
 // volumes, its grace period and whether it uses the host's user namespace.
 type containerContext struct {
-	vols      sets.Set[string]
+	vols sets.Set[string]
+	// blockVols are the valid volumes a volume device may name: claims and ephemeral volumes.
+	blockVols sets.Set[string]
 	grace     *int64
 	hostUsers bool
 	// restartPolicy is the pod's, which a container's resize policy depends on.
@@ -564,6 +567,7 @@ func validateContainer(c *corev1.Container, cc containerContext, path *field.Pat
 	errs = append(errs, validateEnvNames(c.Env, path.Child("env"))...)
 	errs = append(errs, validateEnvFrom(c.EnvFrom, path.Child("envFrom"))...)
 	errs = append(errs, validateVolumeMounts(c, cc.vols, path.Child("volumeMounts"))...)
+	errs = append(errs, validateVolumeDevices(c, cc, path.Child("volumeDevices"))...)
 	errs = append(errs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
 	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
 	errs = append(errs, validateResizePolicy(c.ResizePolicy, cc.restartPolicy, path.Child("resizePolicy"))...)
@@ -778,6 +782,18 @@ func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *f
 			errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths.Insert(m.MountPath)
+		for _, d := range c.VolumeDevices {
+			if d.Name == m.Name {
+				errs = append(errs, field.Invalid(path.Child("name"), m.Name, "must not already exist in volumeDevices"))
+				break
+			}
+		}
+		for _, d := range c.VolumeDevices {
+			if d.DevicePath == m.MountPath {
+				errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must not already exist as a path in volumeDevices"))
+				break
+			}
+		}
 		if m.SubPath != "" {
 			errs = append(errs, validateLocalDescendingPath(m.SubPath, fldPath.Child("subPath"))...)
 		}
@@ -789,6 +805,69 @@ func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *f
 		}
 		errs = append(errs, validateMountPropagation(m, c, fldPath.Child("mountPropagation"))...)
 		errs = append(errs, validateRecursiveReadOnly(m, fldPath.Child("recursiveReadOnly"))...)
+	}
+	return errs
+}
+
+// blockVolumes are the names in valid of the volumes that are claims or ephemeral volumes.
+func blockVolumes(vols []corev1.Volume, valid sets.Set[string]) sets.Set[string] {
+	out := sets.New[string]()
+	for _, v := range vols {
+		if valid.Has(v.Name) && (v.PersistentVolumeClaim != nil || v.Ephemeral != nil) {
+			out.Insert(v.Name)
+		}
+	}
+	return out
+}
+
+// validateVolumeDevices is the apiserver's ValidateVolumeDevices: each device names a claim or an
+// ephemeral volume of the pod, once, at a path given once and without backsteps, neither the
+// name nor the path one of the container's volume mounts has
+// (reference/observed-validation-podspec.md, ps-devices).
+func validateVolumeDevices(c *corev1.Container, cc containerContext, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths, names := sets.New[string](), sets.New[string]()
+	for i, d := range c.VolumeDevices {
+		path := fldPath.Index(i)
+		if d.Name == "" {
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		}
+		if names.Has(d.Name) {
+			errs = append(errs, field.Invalid(path.Child("name"), d.Name, "must be unique"))
+		}
+		switch {
+		case cc.blockVols.Has(d.Name):
+		case cc.vols.Has(d.Name):
+			errs = append(errs, field.Invalid(path.Child("name"), d.Name, "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode"))
+		default:
+			errs = append(errs, field.NotFound(path.Child("name"), d.Name))
+		}
+		if d.DevicePath == "" {
+			errs = append(errs, field.Required(path.Child("devicePath"), ""))
+		}
+		if paths.Has(d.DevicePath) {
+			errs = append(errs, field.Invalid(path.Child("devicePath"), d.DevicePath, "must be unique"))
+		}
+		if d.DevicePath != "" && len(validateNoBacksteps(d.DevicePath, fldPath)) > 0 {
+			errs = append(errs, field.Invalid(path.Child("devicePath"), d.DevicePath, "can not contain backsteps ('..')"))
+		} else {
+			paths.Insert(d.DevicePath)
+		}
+		for _, m := range c.VolumeMounts {
+			if m.Name == d.Name {
+				errs = append(errs, field.Invalid(path.Child("name"), d.Name, "must not already exist in volumeMounts"))
+				break
+			}
+		}
+		for _, m := range c.VolumeMounts {
+			if m.MountPath == d.DevicePath {
+				errs = append(errs, field.Invalid(path.Child("devicePath"), d.DevicePath, "must not already exist as a path in volumeMounts"))
+				break
+			}
+		}
+		if d.Name != "" {
+			names.Insert(d.Name)
+		}
 	}
 	return errs
 }
