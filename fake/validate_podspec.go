@@ -782,17 +782,11 @@ func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *f
 			errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths.Insert(m.MountPath)
-		for _, d := range c.VolumeDevices {
-			if d.Name == m.Name {
-				errs = append(errs, field.Invalid(path.Child("name"), m.Name, "must not already exist in volumeDevices"))
-				break
-			}
+		if slices.ContainsFunc(c.VolumeDevices, func(d corev1.VolumeDevice) bool { return d.Name == m.Name }) {
+			errs = append(errs, field.Invalid(path.Child("name"), m.Name, "must not already exist in volumeDevices"))
 		}
-		for _, d := range c.VolumeDevices {
-			if d.DevicePath == m.MountPath {
-				errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must not already exist as a path in volumeDevices"))
-				break
-			}
+		if slices.ContainsFunc(c.VolumeDevices, func(d corev1.VolumeDevice) bool { return d.DevicePath == m.MountPath }) {
+			errs = append(errs, field.Invalid(path.Child("mountPath"), m.MountPath, "must not already exist as a path in volumeDevices"))
 		}
 		if m.SubPath != "" {
 			errs = append(errs, validateLocalDescendingPath(m.SubPath, fldPath.Child("subPath"))...)
@@ -853,17 +847,11 @@ func validateVolumeDevices(c *corev1.Container, cc containerContext, fldPath *fi
 		} else {
 			paths.Insert(d.DevicePath)
 		}
-		for _, m := range c.VolumeMounts {
-			if m.Name == d.Name {
-				errs = append(errs, field.Invalid(path.Child("name"), d.Name, "must not already exist in volumeMounts"))
-				break
-			}
+		if slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == d.Name }) {
+			errs = append(errs, field.Invalid(path.Child("name"), d.Name, "must not already exist in volumeMounts"))
 		}
-		for _, m := range c.VolumeMounts {
-			if m.MountPath == d.DevicePath {
-				errs = append(errs, field.Invalid(path.Child("devicePath"), d.DevicePath, "must not already exist as a path in volumeMounts"))
-				break
-			}
+		if slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == d.DevicePath }) {
+			errs = append(errs, field.Invalid(path.Child("devicePath"), d.DevicePath, "must not already exist as a path in volumeMounts"))
 		}
 		if d.Name != "" {
 			names.Insert(d.Name)
