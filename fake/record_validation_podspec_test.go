@@ -212,6 +212,26 @@ var validationPodSpecCases = []writeCase{
 		wlPost("device of an init container and a template", "deployments", wlWorkload("dd", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"volumes":[{"name":"v","configMap":{"name":"c"}}],`+
 			`"initContainers":[{"name":"i","image":"busybox","volumeDevices":[{"name":"v","devicePath":"/dev/x"}]}],"containers":[{"name":"c","image":"busybox","volumeDevices":[{"name":"nope","devicePath":"rel/path"}]}]}}`)),
 	}},
+	{Name: "ps-podresources", Steps: []writeStep{
+		nsStep(),
+		wlPost("pod-level resources", "pods", psPod("r1", `"resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}},`, `,"resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"cpu":"1","memory":"1Gi"}}`)),
+		wlPost("pod-level limits only", "pods", psPod("r2", `"resources":{"limits":{"cpu":"2","memory":"2Gi"}},`, ``)),
+		wlPost("pod-level requests only", "pods", psPod("r3", `"resources":{"requests":{"cpu":"1"}},`, ``)),
+		wlPost("pod requests below the containers'", "pods", psPod("r4", `"resources":{"requests":{"cpu":"100m"}},`, `,"resources":{"requests":{"cpu":"500m"}}`)),
+		wlPost("container limit above the pod's", "pods", psPod("r5", `"resources":{"limits":{"memory":"1Gi"}},`, `,"resources":{"limits":{"memory":"2Gi"}}`)),
+		wlPost("pod requests above its limits and a bad name", "pods", psPod("r6", `"resources":{"requests":{"cpu":"2"},"limits":{"cpu":"1","bogus name":"1"}},`, ``)),
+		wlPost("pod-level ephemeral storage", "pods", psPod("r6b", `"resources":{"requests":{"ephemeral-storage":"1Gi"}},`, ``)),
+		wlPost("pod-level extended resource", "pods", psPod("r6c", `"resources":{"requests":{"example.com/gpu":"1"}},`, ``)),
+		wlPost("pod-level hugepages", "pods", psPod("r6d", `"resources":{"requests":{"hugepages-2Mi":"4Mi"},"limits":{"hugepages-2Mi":"4Mi","memory":"1Gi"}},`, ``)),
+		wlPost("pod-level claims", "pods", psPod("r7", `"resources":{"claims":[{"name":"c"}],"requests":{"cpu":"1"}},`, ``)),
+		wlPost("pod-level resources of a windows pod", "pods", psPod("r8", `"os":{"name":"windows"},"resources":{"requests":{"cpu":"1"}},`, ``)),
+		wlPost("pod-level resources and a sidecar", "pods", `{"metadata":{"name":"r9"},"spec":{"resources":{"requests":{"cpu":"300m"}},"initContainers":[{"name":"s","image":"busybox","restartPolicy":"Always","resources":{"requests":{"cpu":"200m"}}}],"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"200m"}}}]}}`),
+		{Name: "update without pod-level resources", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/r1",
+			Body: psPod("r1", ``, `,"resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"cpu":"1","memory":"1Gi"}}`)},
+		{Name: "update changing pod-level resources", Method: "PUT", Path: "/api/v1/namespaces/{ns}/pods/r1",
+			Body: psPod("r1", `"resources":{"requests":{"cpu":"2","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}},`, `,"resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"cpu":"1","memory":"1Gi"}}`)},
+		wlPost("pod-level resources in a template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"resources":{"limits":{"memory":"1Gi"}},"containers":[{"name":"c","image":"busybox","resources":{"limits":{"memory":"2Gi"}}}]}}`)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),
@@ -259,9 +279,10 @@ func TestRecordValidationPodSpec(t *testing.T) { validationPodSpecRecording.reco
 // fake cannot print as the apiserver does, and why; they are compared as
 // workloadKnownDifferences are (relaxValues).
 var podSpecKnownDifferences = map[string]string{
-	"ps-update/update security context":     "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
-	"ps-update/merge patch affinity":        "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
-	"ps-gated/ungated adds a node selector": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-update/update security context":                   "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-update/merge patch affinity":                      "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-gated/ungated adds a node selector":               "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
+	"ps-podresources/update changing pod-level resources": "the Forbidden message's diff is of the v1 JSON; the apiserver diffs its internal types (Go field names)",
 }
 
 // podSpecByDesign are the steps of validationPodSpecCases the fake answers differently on purpose,

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,7 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 )
 
@@ -117,6 +120,7 @@ func prepareCreate(t *resourceType, obj runtime.Object, m metav1Object) {
 		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
 		setNamespaceNameLabel(o)
 	case *corev1.Pod:
+		defaultPodLevelResources(&o.Spec)
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&o.Spec)}
 		if len(o.Spec.SchedulingGates) > 0 {
 			// The scheduler will not look at the pod until its gates are gone, which the
@@ -348,6 +352,11 @@ func prepareUpdate(t *resourceType, obj, old runtime.Object, subresource string)
 	if spec := podSpecOf(obj); spec != nil && subresource == "" {
 		dropDisabledPodFields(spec, podSpecOf(old))
 	}
+	if p, ok := obj.(*corev1.Pod); ok && subresource == "" && p.Spec.Resources == nil {
+		// A client that does not know pod-level resources sends none: the pod strategy keeps the
+		// stored ones (PodLevelResourcesFixDefaulting).
+		p.Spec.Resources = old.(*corev1.Pod).Spec.Resources.DeepCopy()
+	}
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
 		prepareCRD(o, old.(*apiextensionsv1.CustomResourceDefinition))
@@ -412,6 +421,9 @@ func specChanged(obj, old runtime.Object) bool {
 // without any cpu or memory request or limit, Guaranteed when every container limits both and
 // requests what it limits, Burstable otherwise.
 func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
+	if spec.Resources != nil && resourcehelper.IsPodLevelResourcesSet(&corev1.Pod{Spec: corev1.PodSpec{Resources: spec.Resources}}) {
+		return requirementsQOS(spec.Resources)
+	}
 	any, guaranteed := false, true
 	check := func(cs []corev1.Container) {
 		for _, c := range cs {
@@ -436,6 +448,106 @@ func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
 		return corev1.PodQOSGuaranteed
 	default:
 		return corev1.PodQOSBurstable
+	}
+}
+
+// requirementsQOS is the QoS class of one set of requirements (the pod's own, when it has
+// pod-level resources): BestEffort without any, Guaranteed when cpu and memory each have a
+// request equal to a non-zero limit, else Burstable.
+func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
+	if len(r.Requests) == 0 && len(r.Limits) == 0 {
+		return corev1.PodQOSBestEffort
+	}
+	var qos corev1.PodQOSClass
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, lim := r.Requests[name], r.Limits[name]
+		c := corev1.PodQOSGuaranteed
+		switch {
+		case !req.Equal(lim):
+			return corev1.PodQOSBurstable
+		case req.IsZero():
+			c = corev1.PodQOSBestEffort
+		}
+		if qos != "" && qos != c {
+			return corev1.PodQOSBurstable
+		}
+		qos = c
+	}
+	return qos
+}
+
+// defaultPodLevelResources completes a new pod's pod-level resources, as the pod strategy does
+// before the QoS class (k8s.io/kubernetes pkg/api/pod's DefaultPodLevelResources, with
+// PodLevelResourcesFixDefaulting on in 1.37.2): hugepages limits from the containers' when the
+// pod sets neither, requests from the containers' (of resources that may be overcommitted) and
+// else from the pod's limits, and limits from the containers' when every container has one, no
+// lower than the pod's request (reference/observed-validation-podspec.md, ps-podresources).
+func defaultPodLevelResources(spec *corev1.PodSpec) {
+	r := spec.Resources
+	if r == nil || len(r.Requests)+len(r.Limits) == 0 {
+		return
+	}
+	pod := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: spec.InitContainers, Containers: spec.Containers}}
+	limits := r.Limits
+	if limits == nil {
+		limits = corev1.ResourceList{}
+	}
+	for name, q := range resourcehelper.AggregateContainerLimits(pod, resourcehelper.PodResourcesOptions{}) {
+		if _, requested := r.Requests[name]; strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) && !requested {
+			if _, ok := limits[name]; !ok {
+				limits[name] = q
+			}
+		}
+	}
+	if len(limits) > 0 {
+		r.Limits = limits
+	}
+	requests := r.Requests
+	if requests == nil {
+		requests = corev1.ResourceList{}
+	}
+	for name, q := range resourcehelper.AggregateContainerRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		if _, ok := requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && !overcommitForbidden(name) {
+			requests[name] = q
+		}
+	}
+	for name, q := range r.Limits {
+		if _, ok := requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			requests[name] = q.DeepCopy()
+		}
+	}
+	if len(requests) > 0 {
+		r.Requests = requests
+	}
+	candidates := sets.New[corev1.ResourceName]()
+	for name := range r.Requests {
+		if _, ok := r.Limits[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			candidates.Insert(name)
+		}
+	}
+	eachContainer(spec, func(c *corev1.Container) {
+		for name := range candidates {
+			if _, ok := c.Resources.Limits[name]; !ok {
+				candidates.Delete(name)
+			}
+		}
+	})
+	if candidates.Len() == 0 {
+		return
+	}
+	aggregate := resourcehelper.AggregateContainerLimits(pod, resourcehelper.PodResourcesOptions{})
+	for name := range candidates {
+		limit, ok := aggregate[name]
+		if !ok {
+			continue
+		}
+		if req := r.Requests[name]; req.Cmp(limit) > 0 {
+			limit = req
+		}
+		if r.Limits == nil {
+			r.Limits = corev1.ResourceList{}
+		}
+		r.Limits[name] = limit
 	}
 }
 

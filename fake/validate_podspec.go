@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 )
 
@@ -46,6 +47,7 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	errs = append(errs, validateEphemeralContainers(spec, cc, fldPath.Child("ephemeralContainers"))...)
+	errs = append(errs, validatePodResources(spec, fldPath.Child("resources"))...)
 	errs = append(errs, validateHostNetworkPorts(spec, fldPath.Child("containers"))...)
 	errs = append(errs, validateEnum(spec.RestartPolicy, fldPath.Child("restartPolicy"),
 		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
@@ -803,6 +805,115 @@ func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *f
 	return errs
 }
 
+// validatePodResources is the apiserver's validatePodResources (PodLevelResources is on in
+// 1.37.2): none for a windows pod; no claims; the requirements of a container but for the names,
+// which are the pod-level resources (cpu, memory, hugepages); the pod's requests no less than its
+// containers' together, their hugepages limits no more than the pod's, and no container's limit
+// above the pod's (reference/observed-validation-podspec.md, ps-podresources). Its maps are walked
+// in the apiserver's random order, sorted here.
+func validatePodResources(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	r := spec.Resources
+	if r == nil {
+		return nil
+	}
+	if spec.OS != nil && spec.OS.Name == corev1.Windows {
+		return field.ErrorList{field.Forbidden(fldPath, "may not be set for a windows pod")}
+	}
+	var errs field.ErrorList
+	if r.Claims != nil {
+		errs = append(errs, field.Forbidden(fldPath.Child("claims"), "claims may not be set for Resources at pod-level"))
+	}
+	errs = append(errs, validateRequirements(r, validatePodResourceName, fldPath)...)
+	errs = append(errs, validateClaimNames(r.Claims, spec.ResourceClaims, fldPath.Child("claims"))...)
+	pod := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: spec.InitContainers, Containers: spec.Containers}}
+	requests := resourcehelper.AggregateContainerRequests(pod, resourcehelper.PodResourcesOptions{})
+	for _, name := range sortedResourceNames(requests) {
+		podRequest, ok := r.Requests[name]
+		if want := requests[name]; ok && want.Cmp(podRequest) > 0 {
+			errs = append(errs, field.Invalid(fldPath.Child("requests").Key(string(name)), podRequest.String(),
+				fmt.Sprintf("must be greater than or equal to aggregate container requests of %s", want.String())))
+		}
+	}
+	limits := resourcehelper.AggregateContainerLimits(pod, resourcehelper.PodResourcesOptions{})
+	for _, name := range sortedResourceNames(limits) {
+		podLimit, ok := r.Limits[name]
+		if want := limits[name]; ok && strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) && want.Cmp(podLimit) > 0 {
+			errs = append(errs, field.Invalid(fldPath.Child("limits").Key(string(name)), podLimit.String(),
+				fmt.Sprintf("must be greater than or equal to aggregate container limits of %s", want.String())))
+		}
+	}
+	for i, c := range spec.Containers {
+		for _, name := range sortedResourceNames(c.Resources.Limits) {
+			podLimit, ok := r.Limits[name]
+			if limit := c.Resources.Limits[name]; ok && limit.Cmp(podLimit) > 0 {
+				errs = append(errs, field.Invalid(fldPath.Child("containers").Index(i).Key(string(name)).Child("limits"), limit.String(),
+					fmt.Sprintf("must be less than or equal to pod limits of %s", podLimit.String())))
+			}
+		}
+	}
+	return errs
+}
+
+// validatePodResourceName is the apiserver's validatePodResourceName: a resource name that is a
+// pod-level resource.
+func validatePodResourceName(name corev1.ResourceName, fldPath *field.Path) field.ErrorList {
+	if errs := validateResourceName(name, fldPath); len(errs) > 0 {
+		return errs
+	}
+	if !resourcehelper.IsSupportedPodLevelResource(name) {
+		return field.ErrorList{field.NotSupported(fldPath, name, sets.List(resourcehelper.SupportedPodLevelResources()))}
+	}
+	return nil
+}
+
+// validateClaimNames is the apiserver's validateResourceClaimNames: each claim (or claim and
+// request) named once, and one of the pod's resource claims.
+func validateClaimNames(claims []corev1.ResourceClaim, podClaims []corev1.PodResourceClaim, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	podNames := sets.New[string]()
+	for _, c := range podClaims {
+		podNames.Insert(c.Name)
+	}
+	names := sets.New[string]()
+	for i, c := range claims {
+		path := fldPath.Index(i)
+		if c.Name == "" {
+			errs = append(errs, field.Required(path, ""))
+			continue
+		}
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(path, c.Name))
+		} else {
+			key := c.Name
+			if c.Request != "" {
+				errs = append(errs, validateDNSLabel(c.Request, path.Child("request"))...)
+				key += "/" + c.Request
+			}
+			if names.Has(key) {
+				errs = append(errs, field.Duplicate(path, key))
+			} else if c.Request == "" {
+				for _, k := range sets.List(names) {
+					if claim, _, ok := strings.Cut(k, "/"); ok && claim == c.Name {
+						errs = append(errs, field.Duplicate(path, c.Name))
+					}
+				}
+			}
+			names.Insert(key)
+		}
+		if !podNames.Has(c.Name) {
+			e := field.NotFound(path, c.Name)
+			e.Detail = "must be one of the names in pod.spec.resourceClaims"
+			if podNames.Len() == 0 {
+				e.Detail += " which is empty"
+			} else {
+				e.Detail += ": " + strings.Join(sets.List(podNames), ", ")
+			}
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
 // blockVolumes are the names in valid of the volumes that are claims or ephemeral volumes.
 func blockVolumes(vols []corev1.Volume, valid sets.Set[string]) sets.Set[string] {
 	out := sets.New[string]()
@@ -924,12 +1035,17 @@ var standardResources = sets.New[corev1.ResourceName]("cpu", "memory", "ephemera
 // not be overcommitted), hugepages only with cpu or memory. The apiserver walks the maps in Go's random order: with more than one
 // error its causes come in any order, and so do the fake's (sorted here for stable tests).
 func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
+	return validateRequirements(r, validateContainerResourceName, fldPath)
+}
+
+// validateRequirements is validateResources with the names validated by validName.
+func validateRequirements(r *corev1.ResourceRequirements, validName func(corev1.ResourceName, *field.Path) field.ErrorList, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	limPath, reqPath := fldPath.Child("limits"), fldPath.Child("requests")
 	for _, name := range sortedResourceNames(r.Limits) {
 		q := r.Limits[name]
 		path := limPath.Key(string(name))
-		errs = append(errs, validateContainerResourceName(name, path)...)
+		errs = append(errs, validName(name, path)...)
 		errs = append(errs, validateQuantity(q, path)...)
 	}
 	hugepages, cpuOrMemory := false, false
@@ -942,7 +1058,7 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 	for _, name := range sortedResourceNames(r.Requests) {
 		q := r.Requests[name]
 		path := reqPath.Key(string(name))
-		errs = append(errs, validateContainerResourceName(name, path)...)
+		errs = append(errs, validName(name, path)...)
 		errs = append(errs, validateQuantity(q, path)...)
 		lim, ok := r.Limits[name]
 		switch {
