@@ -232,6 +232,19 @@ var validationPodSpecCases = []writeCase{
 			Body: psPod("r1", `"resources":{"requests":{"cpu":"2","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}},`, `,"resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"cpu":"1","memory":"1Gi"}}`)},
 		wlPost("pod-level resources in a template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"resources":{"limits":{"memory":"1Gi"}},"containers":[{"name":"c","image":"busybox","resources":{"limits":{"memory":"2Gi"}}}]}}`)),
 	}},
+	{Name: "ps-os", Steps: []writeStep{
+		nsStep(),
+		wlPost("linux pod", "pods", psPod("o1", `"os":{"name":"linux"},"securityContext":{"runAsUser":1000},`, `,"securityContext":{"runAsNonRoot":true}`)),
+		wlPost("windows pod", "pods", psPod("o2", `"os":{"name":"windows"},"securityContext":{"windowsOptions":{"runAsUserName":"ContainerUser"}},`, ``)),
+		wlPost("OS without a name", "pods", psPod("o3", `"os":{},`, ``)),
+		wlPost("unsupported OS", "pods", psPod("o4", `"os":{"name":"plan9"},"hostPID":true,`, ``)),
+		wlPost("windows options on linux", "pods", psPod("o5", `"os":{"name":"linux"},"securityContext":{"windowsOptions":{"runAsUserName":"u"}},`, `,"securityContext":{"windowsOptions":{"runAsUserName":"u"}}`)),
+		wlPost("linux security on windows", "pods", `{"metadata":{"name":"o6"},"spec":{"os":{"name":"windows"},"hostIPC":true,"shareProcessNamespace":false,"hostUsers":true,`+
+			`"securityContext":{"runAsUser":1,"runAsGroup":1,"fsGroup":1,"supplementalGroups":[1],"seccompProfile":{"type":"RuntimeDefault"},"sysctls":[{"name":"kernel.msgmax","value":"1"}],"seLinuxOptions":{"level":"s0"}},`+
+			`"initContainers":[{"name":"i","image":"busybox","securityContext":{"privileged":false,"capabilities":{}}}],`+
+			`"containers":[{"name":"c","image":"busybox","securityContext":{"readOnlyRootFilesystem":true,"allowPrivilegeEscalation":false,"runAsUser":1,"procMount":"Default","seccompProfile":{"type":"RuntimeDefault"}}}]}}`),
+		wlPost("windows template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"os":{"name":"windows"},"containers":[{"name":"c","image":"busybox","securityContext":{"runAsGroup":5}}]}}`)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),

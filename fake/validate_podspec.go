@@ -127,6 +127,82 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 		// The apiserver validates overhead as a container's limits.
 		errs = append(errs, validateResources(&corev1.ResourceRequirements{Limits: spec.Overhead}, fldPath.Child("overhead"))...)
 	}
+	errs = append(errs, validateOS(spec, fldPath)...)
+	return errs
+}
+
+// validateOS is the apiserver's validation of spec.os: a name, linux or windows, and then what
+// that OS does not have (validateLinux, validateWindows). The contents of windowsOptions and of
+// host process pods are not validated here.
+func validateOS(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	switch {
+	case spec.OS == nil:
+		return nil
+	case spec.OS.Name == "":
+		return field.ErrorList{field.Required(fldPath.Child("os", "name"), "")}
+	case spec.OS.Name == corev1.Linux:
+		return validateLinux(spec, fldPath)
+	case spec.OS.Name == corev1.Windows:
+		return validateWindows(spec, fldPath)
+	}
+	return field.ErrorList{field.NotSupported(fldPath.Child("os"), spec.OS.Name, []corev1.OSName{corev1.Linux, corev1.Windows})}
+}
+
+// validateLinux refuses windowsOptions in a linux pod's security contexts.
+func validateLinux(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	const msg = "windows options cannot be set for a linux pod"
+	var errs field.ErrorList
+	if sc := spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+		errs = append(errs, field.Forbidden(fldPath.Child("securityContext", "windowsOptions"), msg))
+	}
+	for _, c := range visitContainers(spec, fldPath) {
+		if sc := c.c.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+			errs = append(errs, field.Forbidden(c.path.Child("securityContext", "windowsOptions"), msg))
+		}
+	}
+	return errs
+}
+
+// validateWindows refuses, in a windows pod, the Linux parts of the pod's and its containers'
+// security contexts and the host's user, PID and IPC namespaces, in the apiserver's order.
+func validateWindows(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if sc := spec.SecurityContext; sc != nil {
+		errs = append(errs, forbiddenOnWindows(fldPath.Child("securityContext"), setField{"appArmorProfile", sc.AppArmorProfile != nil},
+			setField{"seLinuxOptions", sc.SELinuxOptions != nil}, setField{"seccompProfile", sc.SeccompProfile != nil},
+			setField{"fsGroup", sc.FSGroup != nil}, setField{"fsGroupChangePolicy", sc.FSGroupChangePolicy != nil},
+			setField{"sysctls", len(sc.Sysctls) > 0}, setField{"runAsUser", sc.RunAsUser != nil}, setField{"runAsGroup", sc.RunAsGroup != nil},
+			setField{"supplementalGroups", sc.SupplementalGroups != nil}, setField{"supplementalGroupsPolicy", sc.SupplementalGroupsPolicy != nil},
+			setField{"seLinuxChangePolicy", sc.SELinuxChangePolicy != nil})...)
+	}
+	errs = append(errs, forbiddenOnWindows(fldPath, setField{"hostUsers", spec.HostUsers != nil}, setField{"hostPID", spec.HostPID},
+		setField{"hostIPC", spec.HostIPC}, setField{"shareProcessNamespace", spec.ShareProcessNamespace != nil})...)
+	for _, c := range visitContainers(spec, fldPath) {
+		if sc := c.c.SecurityContext; sc != nil {
+			errs = append(errs, forbiddenOnWindows(c.path.Child("securityContext"), setField{"appArmorProfile", sc.AppArmorProfile != nil},
+				setField{"seLinuxOptions", sc.SELinuxOptions != nil}, setField{"seccompProfile", sc.SeccompProfile != nil},
+				setField{"capabilities", sc.Capabilities != nil}, setField{"readOnlyRootFilesystem", sc.ReadOnlyRootFilesystem != nil},
+				setField{"privileged", sc.Privileged != nil}, setField{"allowPrivilegeEscalation", sc.AllowPrivilegeEscalation != nil},
+				setField{"procMount", sc.ProcMount != nil}, setField{"runAsUser", sc.RunAsUser != nil}, setField{"runAsGroup", sc.RunAsGroup != nil})...)
+		}
+	}
+	return errs
+}
+
+// setField is a field by its name under a path, and whether an object sets it.
+type setField struct {
+	name string
+	set  bool
+}
+
+// forbiddenOnWindows refuses each of fields that is set, under path.
+func forbiddenOnWindows(path *field.Path, fields ...setField) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range fields {
+		if f.set {
+			errs = append(errs, field.Forbidden(path.Child(f.name), "cannot be set for a windows pod"))
+		}
+	}
 	return errs
 }
 
