@@ -245,6 +245,17 @@ var validationPodSpecCases = []writeCase{
 			`"containers":[{"name":"c","image":"busybox","securityContext":{"readOnlyRootFilesystem":true,"allowPrivilegeEscalation":false,"runAsUser":1,"procMount":"Default","seccompProfile":{"type":"RuntimeDefault"}}}]}}`),
 		wlPost("windows template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"os":{"name":"windows"},"containers":[{"name":"c","image":"busybox","securityContext":{"runAsGroup":5}}]}}`)),
 	}},
+	{Name: "ps-claims", Steps: []writeStep{
+		nsStep(),
+		wlPost("resource claims", "pods", psPod("c1", `"resourceClaims":[{"name":"gpu","resourceClaimName":"my-claim"},{"name":"t","resourceClaimTemplateName":"tmpl"}],`,
+			`,"resources":{"claims":[{"name":"gpu"},{"name":"t","request":"r1"}]}`)),
+		wlPost("bad pod claims", "pods", psPod("c2", `"resourceClaims":[{"name":"","resourceClaimName":"x"},{"name":"a","resourceClaimName":"Bad_Name"},{"name":"a","resourceClaimTemplateName":"t"},{"name":"Bad!"},{"name":"b","resourceClaimTemplateName":"-t-"}],`, ``)),
+		wlPost("bad container claims", "pods", psPod("c3", `"resourceClaims":[{"name":"gpu","resourceClaimName":"my-claim"}],`,
+			`,"resources":{"claims":[{"name":""},{"name":"missing"},{"name":"gpu"},{"name":"gpu"},{"name":"gpu","request":"Bad_Req"}]}`)),
+		wlPost("claim of a pod without claims", "pods", psPod("c4", ``, `,"resources":{"claims":[{"name":"x"}]}`)),
+		wlPost("claims in a template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"resourceClaims":[{"name":"g"}],`+
+			`"containers":[{"name":"c","image":"busybox","resources":{"claims":[{"name":"h"}]}}]}}`)),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),

@@ -42,8 +42,9 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 	}
 	vols, verrs := validateVolumes(spec.Volumes, podName, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
+	errs = append(errs, validatePodResourceClaims(spec.ResourceClaims, fldPath.Child("resourceClaims"))...)
 	cc := containerContext{vols: vols, blockVols: blockVolumes(spec.Volumes, vols), grace: spec.TerminationGracePeriodSeconds,
-		hostUsers: ptr.Deref(spec.HostUsers, true), restartPolicy: spec.RestartPolicy}
+		hostUsers: ptr.Deref(spec.HostUsers, true), restartPolicy: spec.RestartPolicy, podClaims: spec.ResourceClaims}
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
 	errs = append(errs, validateEphemeralContainers(spec, cc, fldPath.Child("ephemeralContainers"))...)
@@ -216,6 +217,8 @@ type containerContext struct {
 	hostUsers bool
 	// restartPolicy is the pod's, which a container's resize policy depends on.
 	restartPolicy corev1.RestartPolicy
+	// podClaims are the pod's resource claims, which a container's claims name.
+	podClaims []corev1.PodResourceClaim
 }
 
 // validateHostUsers is the apiserver's validateHostUsers: a pod in a user namespace (hostUsers
@@ -647,7 +650,7 @@ func validateContainer(c *corev1.Container, cc containerContext, path *field.Pat
 	errs = append(errs, validateVolumeMounts(c, cc.vols, path.Child("volumeMounts"))...)
 	errs = append(errs, validateVolumeDevices(c, cc, path.Child("volumeDevices"))...)
 	errs = append(errs, validatePullPolicy(c.ImagePullPolicy, path.Child("imagePullPolicy"))...)
-	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	errs = append(errs, validateRequirements(&c.Resources, validateContainerResourceName, cc.podClaims, path.Child("resources"))...)
 	errs = append(errs, validateResizePolicy(c.ResizePolicy, cc.restartPolicy, path.Child("resizePolicy"))...)
 	errs = append(errs, validateSecurityContext(c.SecurityContext, cc.hostUsers, path.Child("securityContext"))...)
 	return errs
@@ -899,8 +902,7 @@ func validatePodResources(spec *corev1.PodSpec, fldPath *field.Path) field.Error
 	if r.Claims != nil {
 		errs = append(errs, field.Forbidden(fldPath.Child("claims"), "claims may not be set for Resources at pod-level"))
 	}
-	errs = append(errs, validateRequirements(r, validatePodResourceName, fldPath)...)
-	errs = append(errs, validateClaimNames(r.Claims, spec.ResourceClaims, fldPath.Child("claims"))...)
+	errs = append(errs, validateRequirements(r, validatePodResourceName, spec.ResourceClaims, fldPath)...)
 	pod := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: spec.InitContainers, Containers: spec.Containers}}
 	requests := resourcehelper.AggregateContainerRequests(pod, resourcehelper.PodResourcesOptions{})
 	for _, name := range sortedResourceNames(requests) {
@@ -942,13 +944,52 @@ func validatePodResourceName(name corev1.ResourceName, fldPath *field.Path) fiel
 	return nil
 }
 
+// validatePodResourceClaims is the apiserver's validatePodResourceClaims: each claim named (a DNS
+// label, once) and naming exactly one of a claim or a claim template (DNS subdomains).
+func validatePodResourceClaims(claims []corev1.PodResourceClaim, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, c := range claims {
+		path := fldPath.Index(i)
+		switch {
+		case c.Name == "":
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		case names.Has(c.Name):
+			errs = append(errs, field.Duplicate(path.Child("name"), c.Name))
+		default:
+			errs = append(errs, validateDNSLabel(c.Name, path.Child("name"))...)
+			names.Insert(c.Name)
+		}
+		if c.ResourceClaimName != nil && c.ResourceClaimTemplateName != nil {
+			errs = append(errs, field.Invalid(path, goNames{c}, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"))
+		}
+		if c.ResourceClaimName == nil && c.ResourceClaimTemplateName == nil {
+			errs = append(errs, field.Invalid(path, goNames{c}, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
+		}
+		for _, n := range []struct {
+			name  *string
+			field string
+		}{{c.ResourceClaimName, "resourceClaimName"}, {c.ResourceClaimTemplateName, "resourceClaimTemplateName"}} {
+			if n.name == nil {
+				continue
+			}
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(*n.name, false) {
+				errs = append(errs, field.Invalid(path.Child(n.field), *n.name, msg))
+			}
+		}
+	}
+	return errs
+}
+
 // validateClaimNames is the apiserver's validateResourceClaimNames: each claim (or claim and
 // request) named once, and one of the pod's resource claims.
 func validateClaimNames(claims []corev1.ResourceClaim, podClaims []corev1.PodResourceClaim, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	podNames := sets.New[string]()
 	for _, c := range podClaims {
-		podNames.Insert(c.Name)
+		if c.Name != "" {
+			podNames.Insert(c.Name)
+		}
 	}
 	names := sets.New[string]()
 	for i, c := range claims {
@@ -1111,11 +1152,12 @@ var standardResources = sets.New[corev1.ResourceName]("cpu", "memory", "ephemera
 // not be overcommitted), hugepages only with cpu or memory. The apiserver walks the maps in Go's random order: with more than one
 // error its causes come in any order, and so do the fake's (sorted here for stable tests).
 func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
-	return validateRequirements(r, validateContainerResourceName, fldPath)
+	return validateRequirements(r, validateContainerResourceName, nil, fldPath)
 }
 
-// validateRequirements is validateResources with the names validated by validName.
-func validateRequirements(r *corev1.ResourceRequirements, validName func(corev1.ResourceName, *field.Path) field.ErrorList, fldPath *field.Path) field.ErrorList {
+// validateRequirements is validateResources with the names validated by validName, and the
+// claims (validateClaimNames) of the pod's claims podClaims.
+func validateRequirements(r *corev1.ResourceRequirements, validName func(corev1.ResourceName, *field.Path) field.ErrorList, podClaims []corev1.PodResourceClaim, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	limPath, reqPath := fldPath.Child("limits"), fldPath.Child("requests")
 	for _, name := range sortedResourceNames(r.Limits) {
@@ -1149,7 +1191,7 @@ func validateRequirements(r *corev1.ResourceRequirements, validName func(corev1.
 	if hugepages && !cpuOrMemory {
 		errs = append(errs, field.Forbidden(fldPath, "HugePages require cpu or memory"))
 	}
-	return errs
+	return append(errs, validateClaimNames(r.Claims, podClaims, fldPath.Child("claims"))...)
 }
 
 // sortedResourceNames are a resource list's names in order.
