@@ -191,11 +191,19 @@ func defaultPodSpec(s *corev1.PodSpec) {
 const defaultFileMode int32 = 0o644
 
 // defaultVolume sets a volume's defaults: an emptyDir when it names no source, the file mode of
-// projections, a hostPath's type, the API version of field references.
+// projections, a hostPath's type, the API version of field references, an image volume's pull
+// policy (a container image's rule: Always for the latest tag, reference/observed-validation-podspec.md,
+// ps-image).
 func defaultVolume(v *corev1.Volume) {
 	vs := &v.VolumeSource
 	if reflect.ValueOf(*vs).IsZero() {
 		vs.EmptyDir = &corev1.EmptyDirVolumeSource{}
+	}
+	if vs.Image != nil && vs.Image.PullPolicy == "" {
+		vs.Image.PullPolicy = corev1.PullIfNotPresent
+		if tag := imageTag(vs.Image.Reference); vs.Image.Reference != "" && (tag == "" || tag == "latest") {
+			vs.Image.PullPolicy = corev1.PullAlways
+		}
 	}
 	mode := func(m **int32) {
 		if *m == nil {

@@ -256,6 +256,32 @@ var validationPodSpecCases = []writeCase{
 		wlPost("claims in a template", "deployments", wlWorkload("d1", wlSelector+`,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"resourceClaims":[{"name":"g"}],`+
 			`"containers":[{"name":"c","image":"busybox","resources":{"claims":[{"name":"h"}]}}]}}`)),
 	}},
+	{Name: "ps-image", Steps: []writeStep{
+		nsStep(),
+		wlPost("image volume with a tag", "pods", psPod("i1", `"volumes":[{"name":"iv","image":{"reference":"quay.io/x/y:v1"}}],`, `,"volumeMounts":[{"name":"iv","mountPath":"/data"}]`)),
+		wlPost("image volume without a tag", "pods", psPod("i2", `"volumes":[{"name":"iv","image":{"reference":"quay.io/x/y"}}],`, ``)),
+		wlPost("image volume latest", "pods", psPod("i3", `"volumes":[{"name":"iv","image":{"reference":"busybox:latest"}}],`, ``)),
+		wlPost("image volume by digest", "pods", psPod("i4", `"volumes":[{"name":"iv","image":{"reference":"busybox@sha256:0000000000000000000000000000000000000000000000000000000000000000"}}],`, ``)),
+		wlPost("image volume with a pull policy", "pods", psPod("i5", `"volumes":[{"name":"iv","image":{"reference":"busybox","pullPolicy":"Never"}}],`, ``)),
+		wlPost("image volume without a reference", "pods", psPod("i6", `"volumes":[{"name":"iv","image":{}}],`, ``)),
+		wlPost("image volume with a bad pull policy", "pods", psPod("i7", `"volumes":[{"name":"iv","image":{"reference":"busybox","pullPolicy":"Sometimes"}}],`, ``)),
+		wlPost("image volume and another source", "pods", psPod("i8", `"volumes":[{"name":"iv","emptyDir":{},"image":{"reference":"busybox"}}],`, ``)),
+	}},
+	{Name: "ps-windows", Steps: []writeStep{
+		nsStep(),
+		wlPost("windows options", "pods", psPod("w1", `"os":{"name":"windows"},"securityContext":{"windowsOptions":{"runAsUserName":"DOMAIN\\ContainerUser","gmsaCredentialSpecName":"gmsa-spec","gmsaCredentialSpec":"{}"}},`, ``)),
+		wlPost("bad windows options", "pods", `{"metadata":{"name":"w2"},"spec":{"securityContext":{"windowsOptions":{"runAsUserName":"","gmsaCredentialSpecName":"Bad_Name","gmsaCredentialSpec":""}},"containers":[`+
+			`{"name":"c1","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":"a\\b\\c"}}},`+
+			`{"name":"c2","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":"bad\u0001name"}}},`+
+			`{"name":"c3","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":"dom*ain\\user"}}},`+
+			`{"name":"c4","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":". ."}}},`+
+			`{"name":"c5","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":"us@er"}}},`+
+			`{"name":"c6","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu"}}},`+
+			`{"name":"c7","image":"busybox","securityContext":{"windowsOptions":{"runAsUserName":"domain\\"}}}]}}`),
+		wlPost("host process mismatch", "pods", `{"metadata":{"name":"w3"},"spec":{"os":{"name":"windows"},"securityContext":{"windowsOptions":{"hostProcess":true}},"containers":[`+
+			`{"name":"c1","image":"busybox"},{"name":"c2","image":"busybox","securityContext":{"windowsOptions":{"hostProcess":false}}}]}}`),
+		wlPost("host process pod", "pods", `{"metadata":{"name":"w4"},"spec":{"os":{"name":"windows"},"hostNetwork":true,"securityContext":{"windowsOptions":{"hostProcess":true,"runAsUserName":"NT AUTHORITY\\SYSTEM"}},"containers":[{"name":"c","image":"busybox"}]}}`),
+	}},
 	{Name: "ps-update", Steps: []writeStep{
 		nsStep(),
 		wlPost("good", "pods", psPod("u1", `"tolerations":[{"key":"a","operator":"Exists"}],`, `,"securityContext":{"runAsUser":1000}`)),
@@ -315,7 +341,9 @@ var podSpecByDesign = map[string]struct {
 	why  string
 	code int
 }{
-	"ps-securitycontext/privileged": {"the oracle runs without --allow-privileged and refuses privileged containers; envtest and most clusters allow them, and so does the fake", http.StatusCreated},
+	"ps-securitycontext/privileged":    {"the oracle runs without --allow-privileged and refuses privileged containers; envtest and most clusters allow them, and so does the fake", http.StatusCreated},
+	"ps-windows/host process mismatch": {"the oracle runs without --allow-privileged and adds that host process containers are disallowed by cluster policy to the same refusal", http.StatusUnprocessableEntity},
+	"ps-windows/host process pod":      {"the oracle runs without --allow-privileged and refuses host process containers; envtest's kube-apiserver allows them, and so does the fake", http.StatusCreated},
 }
 
 // TestObservedValidationPodSpec replays the recorded validation of pod specs against the fake:

@@ -49,6 +49,7 @@ func validatePodSecurityContext(spec *corev1.PodSpec, fldPath *field.Path) field
 			[]corev1.PodFSGroupChangePolicy{corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch})...)
 	}
 	errs = append(errs, validateSeccompProfile(sc.SeccompProfile, fldPath.Child("seccompProfile"))...)
+	errs = append(errs, validateWindowsOptions(sc.WindowsOptions, fldPath.Child("windowsOptions"))...)
 	errs = append(errs, validateAppArmorProfile(sc.AppArmorProfile, fldPath.Child("appArmorProfile"))...)
 	if p := sc.SupplementalGroupsPolicy; p != nil {
 		errs = append(errs, validateOptionalEnum(*p, fldPath.Child("supplementalGroupsPolicy"),
@@ -228,7 +229,89 @@ func validateSecurityContext(sc *corev1.SecurityContext, hostUsers bool, fldPath
 			}
 		}
 	}
+	errs = append(errs, validateWindowsOptions(sc.WindowsOptions, fldPath.Child("windowsOptions"))...)
 	errs = append(errs, validateAppArmorProfile(sc.AppArmorProfile, fldPath.Child("appArmorProfile"))...)
+	return errs
+}
+
+// The apiserver's limits and patterns of windowsOptions (validateWindowsSecurityContextOptions).
+const (
+	maxGMSACredentialSpecKiB     = 64
+	maxRunAsUserNameDomainLength = 256
+	maxRunAsUserNameUserLength   = 104
+)
+
+var (
+	controlChars          = regexp.MustCompile(`[[:cntrl:]]+`)
+	netBIOSDomain         = regexp.MustCompile(`^[^\\/:\*\?"<>|\.][^\\/:\*\?"<>|]{0,14}$`)
+	dnsUserDomain         = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
+	userNameForbidden     = regexp.MustCompile(`["/\\:;|=,\+\*\?<>@\[\]]`)
+	userNameDotsAndSpaces = regexp.MustCompile(`^[\. ]+$`)
+)
+
+// validateWindowsOptions is the apiserver's validateWindowsSecurityContextOptions: a GMSA
+// credential spec name that is a DNS subdomain, a credential spec neither empty nor over 64 KiB,
+// and a runAsUserName of a user (at most 104 characters, not only dots and spaces, none of
+// "/\:;|=,+*?<>@[]) and maybe one domain (NetBIOS or DNS, under 256 characters) before one
+// backslash, without control characters.
+func validateWindowsOptions(o *corev1.WindowsSecurityContextOptions, fldPath *field.Path) field.ErrorList {
+	if o == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if n := o.GMSACredentialSpecName; n != nil {
+		for _, msg := range validation.IsDNS1123Subdomain(*n) {
+			errs = append(errs, field.Invalid(fldPath.Child("gmsaCredentialSpecName"), n, msg))
+		}
+	}
+	if s := o.GMSACredentialSpec; s != nil {
+		switch {
+		case *s == "":
+			errs = append(errs, field.Invalid(fldPath.Child("gmsaCredentialSpec"), s, "gmsaCredentialSpec cannot be an empty string"))
+		case len(*s) > maxGMSACredentialSpecKiB*1024:
+			errs = append(errs, field.Invalid(fldPath.Child("gmsaCredentialSpec"), s, fmt.Sprintf("gmsaCredentialSpec size must be under %d KiB", maxGMSACredentialSpecKiB)))
+		}
+	}
+	u := o.RunAsUserName
+	if u == nil {
+		return errs
+	}
+	path := fldPath.Child("runAsUserName")
+	// The values are the pointers, as the apiserver gives them: a pointer's value prints as JSON
+	// ("\u0001"), a string's quoted as Go quotes it ("\x01").
+	invalid := func(msg string) { errs = append(errs, field.Invalid(path, u, msg)) }
+	parts := strings.Split(*u, "\\")
+	switch {
+	case *u == "":
+		invalid("runAsUserName cannot be an empty string")
+	case controlChars.MatchString(*u):
+		invalid("runAsUserName cannot contain control characters")
+	case len(parts) > 2:
+		invalid("runAsUserName cannot contain more than one backslash")
+	default:
+		domain, user := "", parts[0]
+		if len(parts) == 2 {
+			domain, user = parts[0], parts[1]
+		}
+		if len(domain) >= maxRunAsUserNameDomainLength {
+			invalid(fmt.Sprintf("runAsUserName's Domain length must be under %d characters", maxRunAsUserNameDomainLength))
+		}
+		if len(parts) == 2 && !netBIOSDomain.MatchString(domain) && !dnsUserDomain.MatchString(domain) {
+			invalid("runAsUserName's Domain doesn't match the NetBios nor the DNS format")
+		}
+		switch {
+		case user == "":
+			invalid("runAsUserName's User cannot be empty")
+		case len(user) > maxRunAsUserNameUserLength:
+			invalid(fmt.Sprintf("runAsUserName's User length must not be longer than %d characters", maxRunAsUserNameUserLength))
+		}
+		if userNameDotsAndSpaces.MatchString(user) {
+			invalid("runAsUserName's User cannot contain only periods or spaces")
+		}
+		if userNameForbidden.MatchString(user) {
+			invalid(`runAsUserName's User cannot contain the following characters: "/\:;|=,+*?<>@[]`)
+		}
+	}
 	return errs
 }
 

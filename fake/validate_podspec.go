@@ -79,6 +79,7 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 		gates.Insert(g.Name)
 	}
 	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, fldPath.Child("topologySpreadConstraints"))...)
+	errs = append(errs, validateHostProcessPod(spec, fldPath)...)
 	errs = append(errs, validateHostUsers(spec, fldPath)...)
 	errs = append(errs, validateHostnameOverride(spec, fldPath.Child("hostnameOverride"))...)
 	if spec.ServiceAccountName != "" {
@@ -219,6 +220,44 @@ type containerContext struct {
 	restartPolicy corev1.RestartPolicy
 	// podClaims are the pod's resource claims, which a container's claims name.
 	podClaims []corev1.PodResourceClaim
+}
+
+// validateHostProcessPod is the apiserver's validateWindowsHostProcessPod: a container's
+// hostProcess agrees with the pod's when both say, and a pod with a host process container has
+// only such containers and the host's network. The apiserver also refuses host process
+// containers when it does not allow privileged ones; the fake allows both, as envtest's
+// kube-apiserver (--allow-privileged) does.
+func validateHostProcessPod(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	var podHostProcess *bool
+	if sc := spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+		podHostProcess = sc.WindowsOptions.HostProcess
+	}
+	containers, hostProcess := 0, 0
+	for _, c := range visitContainers(spec, fldPath) {
+		containers++
+		var hp *bool
+		if sc := c.c.SecurityContext; sc != nil && sc.WindowsOptions != nil {
+			hp = sc.WindowsOptions.HostProcess
+		}
+		if podHostProcess != nil && hp != nil && *podHostProcess != *hp {
+			errs = append(errs, field.Invalid(c.path.Child("securityContext", "windowsOptions", "hostProcess"), *hp,
+				fmt.Sprintf("pod hostProcess value must be identical if both are specified, was %v", *podHostProcess)))
+		}
+		if ptr.Deref(hp, false) || hp == nil && ptr.Deref(podHostProcess, false) {
+			hostProcess++
+		}
+	}
+	if hostProcess == 0 {
+		return errs
+	}
+	if hostProcess != containers {
+		errs = append(errs, field.Invalid(fldPath, "", "If pod contains any hostProcess containers then all containers must be HostProcess containers"))
+	}
+	if !spec.HostNetwork {
+		errs = append(errs, field.Invalid(fldPath.Child("hostNetwork"), false, "hostNetwork must be true if pod contains any hostProcess containers"))
+	}
+	return errs
 }
 
 // validateHostUsers is the apiserver's validateHostUsers: a pod in a user namespace (hostUsers

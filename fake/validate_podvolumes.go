@@ -137,7 +137,13 @@ func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.Er
 			errs = append(errs, metav1validation.ValidateLabels(t.Labels, tp.Child("metadata", "labels"))...)
 			return append(errs, validatePVCSpec(&t.Spec, tp.Child("spec"))...)
 		}},
-		{"image", v.Image != nil, nil},
+		{"image", v.Image != nil, func(p *field.Path) field.ErrorList {
+			var errs field.ErrorList
+			if v.Image.Reference == "" {
+				errs = append(errs, field.Required(p.Child("reference"), ""))
+			}
+			return append(errs, validatePullPolicy(v.Image.PullPolicy, p.Child("pullPolicy"))...)
+		}},
 	}, "", fldPath)
 }
 
