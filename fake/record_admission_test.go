@@ -272,6 +272,22 @@ var admissionCases = []writeCase{
 		getQuota("after the dry run", "q"),
 		{Name: "read", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p1"},
 	}},
+	{Name: "resizedefaults", Steps: []writeStep{
+		nsStep(),
+		{Name: "pod with a container without resources", Method: "POST", Path: "/api/v1/namespaces/{ns}/pods", Body: `{"metadata":{"name":"p1"},"spec":{"containers":[` +
+			`{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"200m"}}},{"name":"d","image":"busybox"}]}}`},
+		{Name: "limitrange with defaults", Method: "POST", Path: "/api/v1/namespaces/{ns}/limitranges", Body: `{"metadata":{"name":"d"},"spec":{"limits":[{"type":"Container","default":{"cpu":"300m"},"defaultRequest":{"cpu":"150m"}}]}}`},
+		settleLimitRanges(),
+		{Name: "resize the container with resources", Method: "PATCH", Path: "/api/v1/namespaces/{ns}/pods/p1/resize", ContentType: strategicPatch, Body: `{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"120m"}}}]}}`},
+		{Name: "read", Method: "GET", Path: "/api/v1/namespaces/{ns}/pods/p1"},
+	}},
+}
+
+// settleLimitRanges waits a second, in a watch of the namespace's limit ranges from the version the
+// previous step answered with, which sees no event: the apiserver's LimitRanger reads them from an
+// informer, which may not have seen one created a few milliseconds before.
+func settleLimitRanges() writeStep {
+	return writeStep{Name: "settle", Method: "GET", Path: "/api/v1/namespaces/{ns}/limitranges?watch=true&resourceVersion={rv}&timeoutSeconds=1"}
 }
 
 // admissionRecording is where admissionCases are recorded and replayed.

@@ -195,6 +195,12 @@ func (s *Server) updateWith(commit func(r *served, typ watchcache.EventType, obj
 			p.Spec.PreemptionPolicy = op.Spec.PreemptionPolicy
 		}
 	}
+	if isPodSubresource(t, "resize") {
+		// LimitRanger defaults a resized pod's containers as a new pod's, before the webhooks;
+		// the resize strategy then keeps the stored metadata, its annotation included
+		// (reference/observed-admission.md, resizedefaults).
+		s.admitLimitRanges(contextBackground(), obj)
+	}
 	// The mutating webhooks see the object as sent, and are called before the resourceVersion
 	// is checked: a stale update calls them, then conflicts (reference/observed-webhooks.md,
 	// whmutate / stale update).
