@@ -82,19 +82,45 @@ func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.Er
 			return nil
 		}},
 		{"hostPath", v.HostPath != nil, func(p *field.Path) field.ErrorList { return validateHostPathSource(v.HostPath, p) }},
-		{"gitRepo", v.GitRepo != nil, nil}, {"gcePersistentDisk", v.GCEPersistentDisk != nil, nil}, {"awsElasticBlockStore", v.AWSElasticBlockStore != nil, nil},
+		{"gitRepo", v.GitRepo != nil, func(p *field.Path) field.ErrorList { return validateGitRepoSource(v.GitRepo, p) }},
+		{"gcePersistentDisk", v.GCEPersistentDisk != nil, func(*field.Path) field.ErrorList {
+			// The apiserver's path is "persistentDisk", its name in the error for a second source aside.
+			return validateDiskSource(v.GCEPersistentDisk.PDName, "pdName", v.GCEPersistentDisk.Partition, fldPath.Child("persistentDisk"))
+		}},
+		{"awsElasticBlockStore", v.AWSElasticBlockStore != nil, func(p *field.Path) field.ErrorList {
+			return validateDiskSource(v.AWSElasticBlockStore.VolumeID, "volumeID", v.AWSElasticBlockStore.Partition, p)
+		}},
 		{"secret", v.Secret != nil, func(p *field.Path) field.ErrorList {
 			return validateItemsSource(v.Secret.SecretName, "secretName", v.Secret.DefaultMode, v.Secret.Items, p)
 		}},
 		{"nfs", v.NFS != nil, func(p *field.Path) field.ErrorList { return validateNFSSource(v.NFS, p) }},
-		{"iscsi", v.ISCSI != nil, nil}, {"glusterfs", v.Glusterfs != nil, nil}, {"flocker", v.Flocker != nil, nil},
+		{"iscsi", v.ISCSI != nil, func(p *field.Path) field.ErrorList { return validateISCSISource(v.ISCSI, p) }},
+		{"glusterfs", v.Glusterfs != nil, func(p *field.Path) field.ErrorList {
+			return append(required(v.Glusterfs.EndpointsName, p.Child("endpoints")), required(v.Glusterfs.Path, p.Child("path"))...)
+		}},
+		{"flocker", v.Flocker != nil, func(p *field.Path) field.ErrorList { return validateFlockerSource(v.Flocker, p) }},
 		{"persistentVolumeClaim", v.PersistentVolumeClaim != nil, func(p *field.Path) field.ErrorList {
 			if v.PersistentVolumeClaim.ClaimName == "" {
 				return field.ErrorList{field.Required(p.Child("claimName"), "")}
 			}
 			return nil
 		}},
-		{"rbd", v.RBD != nil, nil}, {"cinder", v.Cinder != nil, nil}, {"cephFS", v.CephFS != nil, nil}, {"quobyte", v.Quobyte != nil, nil},
+		{"rbd", v.RBD != nil, func(p *field.Path) field.ErrorList {
+			var errs field.ErrorList
+			if len(v.RBD.CephMonitors) == 0 {
+				errs = append(errs, field.Required(p.Child("monitors"), ""))
+			}
+			return append(errs, required(v.RBD.RBDImage, p.Child("image"))...)
+		}},
+		{"cinder", v.Cinder != nil, func(p *field.Path) field.ErrorList { return validateCinderSource(v.Cinder, p) }},
+		{"cephFS", v.CephFS != nil, func(*field.Path) field.ErrorList {
+			// The apiserver's path is "cephfs", its name in the error for a second source aside.
+			if len(v.CephFS.Monitors) == 0 {
+				return field.ErrorList{field.Required(fldPath.Child("cephfs", "monitors"), "")}
+			}
+			return nil
+		}},
+		{"quobyte", v.Quobyte != nil, func(p *field.Path) field.ErrorList { return validateQuobyteSource(v.Quobyte, p) }},
 		{"downwarAPI", v.DownwardAPI != nil, func(*field.Path) field.ErrorList {
 			// The apiserver's path is "downwardAPI", its name in the error for a second source aside.
 			p := fldPath.Child("downwardAPI")
@@ -104,15 +130,29 @@ func validateVolumeSources(v *corev1.VolumeSource, fldPath *field.Path) field.Er
 			}
 			return errs
 		}},
-		{"fc", v.FC != nil, nil}, {"flexVolume", v.FlexVolume != nil, nil},
+		{"fc", v.FC != nil, func(p *field.Path) field.ErrorList { return validateFCSource(v.FC, p) }},
+		{"flexVolume", v.FlexVolume != nil, func(p *field.Path) field.ErrorList { return validateFlexSource(v.FlexVolume, p) }},
 		{"configMap", v.ConfigMap != nil, func(p *field.Path) field.ErrorList {
 			return validateItemsSource(v.ConfigMap.Name, "name", v.ConfigMap.DefaultMode, v.ConfigMap.Items, p)
 		}},
-		{"azureFile", v.AzureFile != nil, nil}, {"vsphereVolume", v.VsphereVolume != nil, nil},
-		{"photonPersistentDisk", v.PhotonPersistentDisk != nil, nil}, {"portworxVolume", v.PortworxVolume != nil, nil},
-		{"azureDisk", v.AzureDisk != nil, nil}, {"storageos", v.StorageOS != nil, nil},
+		{"azureFile", v.AzureFile != nil, func(p *field.Path) field.ErrorList {
+			return append(required(v.AzureFile.SecretName, p.Child("secretName")), required(v.AzureFile.ShareName, p.Child("shareName"))...)
+		}},
+		{"vsphereVolume", v.VsphereVolume != nil, func(p *field.Path) field.ErrorList {
+			return required(v.VsphereVolume.VolumePath, p.Child("volumePath"))
+		}},
+		{"photonPersistentDisk", v.PhotonPersistentDisk != nil, func(p *field.Path) field.ErrorList {
+			return required(v.PhotonPersistentDisk.PdID, p.Child("pdID"))
+		}},
+		{"portworxVolume", v.PortworxVolume != nil, func(p *field.Path) field.ErrorList { return required(v.PortworxVolume.VolumeID, p.Child("volumeID")) }},
+		{"azureDisk", v.AzureDisk != nil, func(p *field.Path) field.ErrorList { return validateAzureDiskSource(v.AzureDisk, p) }},
+		{"storageos", v.StorageOS != nil, func(p *field.Path) field.ErrorList { return validateStorageOSSource(v.StorageOS, p) }},
 		{"projected", v.Projected != nil, func(p *field.Path) field.ErrorList { return validateProjectedSource(v.Projected, p) }},
-		{"scaleIO", v.ScaleIO != nil, nil},
+		{"scaleIO", v.ScaleIO != nil, func(p *field.Path) field.ErrorList {
+			errs := required(v.ScaleIO.Gateway, p.Child("gateway"))
+			errs = append(errs, required(v.ScaleIO.System, p.Child("system"))...)
+			return append(errs, required(v.ScaleIO.VolumeName, p.Child("volumeName"))...)
+		}},
 		{"csi", v.CSI != nil, func(p *field.Path) field.ErrorList {
 			errs := validateCSIDriverName(v.CSI.Driver, p.Child("driver"))
 			if ref := v.CSI.NodePublishSecretRef; ref != nil {
