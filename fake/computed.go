@@ -48,15 +48,28 @@ func unreasonedError(err error) error {
 // dry run).
 var successStatus = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}`)
 
-// bindingsPath reports whether path is a namespace's bindings collection (/api/v1/namespaces/{ns}/bindings),
-// and its namespace.
-func bindingsPath(path string) (string, bool) {
+// bindingsPath reports whether path names the bindings resource (named, true), and whether it
+// is a namespace's bindings collection (/api/v1/namespaces/{ns}/bindings) and its namespace.
+// Its other paths (all namespaces' bindings, a binding by name, a watch path) have no route in
+// the apiserver (404, reference/observed-computed.md, binding); the fake's read path, which lists
+// bindings in discovery, must not serve them from the empty cache behind the listing.
+func bindingsPath(path string) (namespace string, collection, named bool) {
 	var buf [maxPathSegments]string
 	segs := splitPath(path, &buf)
-	if len(segs) != 5 || segs[0] != "api" || segs[1] != "v1" || segs[2] != "namespaces" || segs[4] != "bindings" {
-		return "", false
+	if len(segs) < 3 || segs[0] != "api" || segs[1] != "v1" {
+		return "", false, false
 	}
-	return segs[3], true
+	if len(segs) == 5 && segs[2] == "namespaces" && segs[4] == "bindings" {
+		return segs[3], true, true
+	}
+	segs = segs[2:]
+	if segs[0] == "watch" {
+		segs = segs[1:]
+	}
+	if len(segs) >= 3 && segs[0] == "namespaces" {
+		segs = segs[2:]
+	}
+	return "", false, len(segs) > 0 && segs[0] == "bindings"
 }
 
 // registerBindings lists the bindings collection in discovery when pods are served, as the
@@ -67,26 +80,6 @@ func (s *Server) registerBindings() error {
 	}
 	return s.registerCreateOnly(kubeapi.ResourceInfo{Version: "v1", Resource: "bindings", SingularName: "binding",
 		Kind: "Binding", Namespaced: true, Verbs: []string{"create"}})
-}
-
-// otherBindingsPath reports whether path names the bindings resource other than as a
-// namespace's collection: all namespaces' bindings, a binding by name, a watch path. The
-// apiserver has no route for them (404, reference/observed-computed.md, binding); the fake's
-// read path, which lists bindings in discovery, must not serve them from the empty cache.
-func otherBindingsPath(path string) bool {
-	var buf [maxPathSegments]string
-	segs := splitPath(path, &buf)
-	if len(segs) < 3 || segs[0] != "api" || segs[1] != "v1" {
-		return false
-	}
-	segs = segs[2:]
-	if segs[0] == "watch" {
-		segs = segs[1:]
-	}
-	if len(segs) >= 3 && segs[0] == "namespaces" {
-		segs = segs[2:]
-	}
-	return len(segs) > 0 && segs[0] == "bindings"
 }
 
 // servePodWrite serves the pods/binding and pods/eviction subresources and the bindings

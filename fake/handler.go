@@ -138,12 +138,13 @@ func (s *Server) allNamespacesPath(path string) (collection, found bool) {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	t, ok := s.parsePath(r.URL.Path)
-	if ns, isBindings := bindingsPath(r.URL.Path); isBindings {
+	switch ns, collection, named := bindingsPath(r.URL.Path); {
+	case collection:
 		if pods := s.servedGR(podsGR); pods != nil {
 			// The bindings collection: the pods' binding subresource under another name.
 			t, ok = target{res: pods, namespace: ns, subresource: "binding"}, true
 		}
-	} else if otherBindingsPath(r.URL.Path) {
+	case named:
 		writeError(w, notFoundPath())
 		return
 	}

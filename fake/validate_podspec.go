@@ -43,7 +43,7 @@ func validatePodSpec(spec *corev1.PodSpec, podName string, fldPath *field.Path) 
 	vols, verrs := validateVolumes(spec.Volumes, podName, fldPath.Child("volumes"))
 	errs = append(errs, verrs...)
 	errs = append(errs, validatePodResourceClaims(spec.ResourceClaims, fldPath.Child("resourceClaims"))...)
-	cc := containerContext{vols: vols, blockVols: blockVolumes(spec.Volumes, vols), grace: spec.TerminationGracePeriodSeconds,
+	cc := containerContext{vols: vols, grace: spec.TerminationGracePeriodSeconds,
 		hostUsers: ptr.Deref(spec.HostUsers, true), restartPolicy: spec.RestartPolicy, podClaims: spec.ResourceClaims}
 	errs = append(errs, validateContainers(spec.Containers, cc, fldPath.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, cc, fldPath.Child("initContainers"))...)
@@ -211,9 +211,7 @@ func forbiddenOnWindows(path *field.Path, fields ...setField) field.ErrorList {
 // containerContext is what a container's validation needs of its pod: the names of its valid
 // volumes, its grace period and whether it uses the host's user namespace.
 type containerContext struct {
-	vols sets.Set[string]
-	// blockVols are the valid volumes a volume device may name: claims and ephemeral volumes.
-	blockVols sets.Set[string]
+	vols      map[string]*corev1.VolumeSource
 	grace     *int64
 	hostUsers bool
 	// restartPolicy is the pod's, which a container's resize policy depends on.
@@ -228,11 +226,18 @@ type containerContext struct {
 // containers when it does not allow privileged ones; the fake allows both, as envtest's
 // kube-apiserver (--allow-privileged) does.
 func validateHostProcessPod(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
 	var podHostProcess *bool
 	if sc := spec.SecurityContext; sc != nil && sc.WindowsOptions != nil {
 		podHostProcess = sc.WindowsOptions.HostProcess
 	}
+	anySet := podHostProcess != nil
+	eachContainer(spec, func(c *corev1.Container) {
+		anySet = anySet || c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil && c.SecurityContext.WindowsOptions.HostProcess != nil
+	})
+	if !anySet {
+		return nil // nothing to compare, no host process container: the common case, without paths
+	}
+	var errs field.ErrorList
 	containers, hostProcess := 0, 0
 	for _, c := range visitContainers(spec, fldPath) {
 		containers++
@@ -699,6 +704,9 @@ func validateContainer(c *corev1.Container, cc containerContext, path *field.Pat
 // once, each policy NotRequired or RestartContainer, and only NotRequired in a pod that never
 // restarts (reference/observed-validation-podspec.md, ps-more).
 func validateResizePolicy(policies []corev1.ContainerResizePolicy, podRestart corev1.RestartPolicy, fldPath *field.Path) field.ErrorList {
+	if len(policies) == 0 {
+		return nil
+	}
 	var errs field.ErrorList
 	seen := map[corev1.ResourceName]bool{}
 	for i, p := range policies {
@@ -884,7 +892,7 @@ func validateEnvFrom(env []corev1.EnvFromSource, fldPath *field.Path) field.Erro
 // validateVolumeMounts is the apiserver's ValidateVolumeMounts for names, mount paths and their
 // uniqueness, sub-paths, mount propagation and recursive read-only mounts. The apiserver's paths
 // of the sub-path, propagation and read-only causes have no index.
-func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *field.Path) field.ErrorList {
+func validateVolumeMounts(c *corev1.Container, vols map[string]*corev1.VolumeSource, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	paths := sets.New[string]()
 	for i, m := range c.VolumeMounts {
@@ -892,7 +900,7 @@ func validateVolumeMounts(c *corev1.Container, vols sets.Set[string], fldPath *f
 		if m.Name == "" {
 			errs = append(errs, field.Required(path.Child("name"), ""))
 		}
-		if !vols.Has(m.Name) {
+		if vols[m.Name] == nil {
 			errs = append(errs, field.NotFound(path.Child("name"), m.Name))
 		}
 		if m.MountPath == "" {
@@ -1023,6 +1031,9 @@ func validatePodResourceClaims(claims []corev1.PodResourceClaim, fldPath *field.
 // validateClaimNames is the apiserver's validateResourceClaimNames: each claim (or claim and
 // request) named once, and one of the pod's resource claims.
 func validateClaimNames(claims []corev1.ResourceClaim, podClaims []corev1.PodResourceClaim, fldPath *field.Path) field.ErrorList {
+	if len(claims) == 0 {
+		return nil
+	}
 	var errs field.ErrorList
 	podNames := sets.New[string]()
 	for _, c := range podClaims {
@@ -1070,22 +1081,14 @@ func validateClaimNames(claims []corev1.ResourceClaim, podClaims []corev1.PodRes
 	return errs
 }
 
-// blockVolumes are the names in valid of the volumes that are claims or ephemeral volumes.
-func blockVolumes(vols []corev1.Volume, valid sets.Set[string]) sets.Set[string] {
-	out := sets.New[string]()
-	for _, v := range vols {
-		if valid.Has(v.Name) && (v.PersistentVolumeClaim != nil || v.Ephemeral != nil) {
-			out.Insert(v.Name)
-		}
-	}
-	return out
-}
-
 // validateVolumeDevices is the apiserver's ValidateVolumeDevices: each device names a claim or an
 // ephemeral volume of the pod, once, at a path given once and without backsteps, neither the
 // name nor the path one of the container's volume mounts has
 // (reference/observed-validation-podspec.md, ps-devices).
 func validateVolumeDevices(c *corev1.Container, cc containerContext, fldPath *field.Path) field.ErrorList {
+	if len(c.VolumeDevices) == 0 {
+		return nil
+	}
 	var errs field.ErrorList
 	paths, names := sets.New[string](), sets.New[string]()
 	for i, d := range c.VolumeDevices {
@@ -1096,9 +1099,9 @@ func validateVolumeDevices(c *corev1.Container, cc containerContext, fldPath *fi
 		if names.Has(d.Name) {
 			errs = append(errs, field.Invalid(path.Child("name"), d.Name, "must be unique"))
 		}
-		switch {
-		case cc.blockVols.Has(d.Name):
-		case cc.vols.Has(d.Name):
+		switch src := cc.vols[d.Name]; {
+		case src != nil && (src.PersistentVolumeClaim != nil || src.Ephemeral != nil):
+		case src != nil:
 			errs = append(errs, field.Invalid(path.Child("name"), d.Name, "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode"))
 		default:
 			errs = append(errs, field.NotFound(path.Child("name"), d.Name))

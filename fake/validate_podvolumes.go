@@ -25,12 +25,13 @@ import (
 const fileModeMessage = "must be a number between 0 and 0777 (octal), both inclusive"
 
 // validateVolumes is the apiserver's ValidateVolumes: each volume's source and name (required, a
-// DNS label, unique). It returns the names of the valid volumes, which volume mounts may refer to.
+// DNS label, unique). It returns the sources of the valid volumes by name, which volume mounts and
+// devices may refer to.
 // podName is the pod's name, which names the claims of its ephemeral volumes ("" for a template
 // without a name).
-func validateVolumes(vols []corev1.Volume, podName string, fldPath *field.Path) (sets.Set[string], field.ErrorList) {
+func validateVolumes(vols []corev1.Volume, podName string, fldPath *field.Path) (map[string]*corev1.VolumeSource, field.ErrorList) {
 	var errs field.ErrorList
-	names := sets.New[string]()
+	valid := make(map[string]*corev1.VolumeSource, len(vols))
 	ephemeralClaims := sets.New[string]()
 	if podName != "" {
 		for _, v := range vols {
@@ -48,18 +49,18 @@ func validateVolumes(vols []corev1.Volume, podName string, fldPath *field.Path) 
 		} else {
 			el = append(el, validateDNSLabel(v.Name, namePath)...)
 		}
-		if names.Has(v.Name) {
+		if _, ok := valid[v.Name]; ok {
 			el = append(el, field.Duplicate(namePath, v.Name))
 		}
 		if len(el) == 0 {
-			names.Insert(v.Name)
+			valid[v.Name] = &vols[i].VolumeSource
 		}
 		errs = append(errs, el...)
 		if c := v.PersistentVolumeClaim; c != nil && ephemeralClaims.Has(c.ClaimName) {
 			errs = append(errs, field.Invalid(p.Child("persistentVolumeClaim", "claimName"), c.ClaimName, "must not reference a PVC that gets created for an ephemeral volume"))
 		}
 	}
-	return names, errs
+	return valid, errs
 }
 
 // volumeSource is one of a pod volume's or a persistent volume's sources, in the apiserver's order

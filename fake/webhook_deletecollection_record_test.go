@@ -3,7 +3,6 @@ package fake_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -210,27 +209,12 @@ func (hs *dcHookServer) write(resource, namespace, name, writes string) int {
 	default:
 		return 0
 	}
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
+	ct := ""
+	switch {
+	case method == "PATCH":
+		ct = "application/merge-patch+json"
+	case body != "":
+		ct = "application/json"
 	}
-	req, err := http.NewRequestWithContext(ctx, method, hs.api.base+path, rd)
-	if err != nil {
-		return 0
-	}
-	if method == "PATCH" {
-		req.Header.Set("Content-Type", "application/merge-patch+json")
-	} else if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("User-Agent", "webhook-dc/v0.0.0")
-	if hs.api.token != "" {
-		req.Header.Set("Authorization", "Bearer "+hs.api.token)
-	}
-	resp, err := hs.api.client.Do(req)
-	if err != nil {
-		return 0
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return hookWrite(ctx, hs.api, method, path, ct, body, "webhook-dc/v0.0.0")
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -160,9 +161,8 @@ var storagePreconditionRVs = regexp.MustCompile(`(ResourceVersion(?: in precondi
 // object under review through api before answering, once per object.
 type retryHookServer struct {
 	webhookServer
-	api    *server
-	client *http.Client
-	seen   map[string]bool // namespace/name of the objects written, under mu
+	api  *server
+	seen map[string]bool // namespace/name of the objects written, under mu
 }
 
 func startRetryHookServer(t *testing.T, api *server) *retryHookServer {
@@ -212,16 +212,29 @@ func (hs *retryHookServer) touch(review *admissionv1.AdmissionRequest) int {
 		method, path, ct = "POST", collection, "application/json"
 		body = `{"metadata":{"name":"` + review.Name + `","labels":{"touched":"yes"}}}`
 	}
-	req, err := http.NewRequestWithContext(ctx, method, hs.api.base+path, strings.NewReader(body))
+	return hookWrite(ctx, hs.api, method, path, ct, body, "retry-webhook/v0.0.0")
+}
+
+// hookWrite is a webhook's own write to api (method, path, a body of Content-Type ct unless
+// empty) as userAgent, with api's token; it returns the status code of the answer, or 0 when
+// there is none.
+func hookWrite(ctx context.Context, api *server, method, path, ct, body, userAgent string) int {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, api.base+path, rd)
 	if err != nil {
 		return 0
 	}
-	req.Header.Set("Content-Type", ct)
-	req.Header.Set("User-Agent", "retry-webhook/v0.0.0")
-	if hs.api.token != "" {
-		req.Header.Set("Authorization", "Bearer "+hs.api.token)
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
 	}
-	resp, err := hs.api.client.Do(req)
+	req.Header.Set("User-Agent", userAgent)
+	if api.token != "" {
+		req.Header.Set("Authorization", "Bearer "+api.token)
+	}
+	resp, err := api.client.Do(req)
 	if err != nil {
 		return 0
 	}
